@@ -1,0 +1,135 @@
+"""One watcher process per chain family: ticks over its networks, backs off a failing RPC, resumes from PostgreSQL.
+
+Adapters report facts, verify.py turns them into verdicts, and only the order actor changes states: every verdict
+reaches it as a command with a deterministic id, so a restart that repeats a report repeats nothing.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import socket
+
+import asyncpg
+import msgspec
+import redis.asyncio as aioredis
+
+from chain_watchers import discovery, follow
+from chain_watchers.registry import Network, Registry, load_registry
+from chain_watchers.watch import AdapterFactory, Bus, Watch, WatchOptions
+from service import db
+from service.clock import Clock, utcnow
+from service.config import Settings
+from streams.names import Keys
+from streams.producer import CommandBus
+
+log = logging.getLogger(__name__)
+FAMILIES = ("evm", "solana", "tron", "ton")
+_LOCK = 7_204_600  # advisory lock ids 7204600..7204603, one per family: a second process of a family waits
+
+
+class Tick(msgspec.Struct, frozen=True):
+    """What one pass did, for logs and for tests that step a watcher by hand."""
+
+    found: int = 0  # payments found without a hash
+    payments: int = 0  # payments confirmed to the actor
+    refunds: int = 0  # refund verdicts (executed or failed) sent to the actor
+    failed: tuple[str, ...] = ()  # networks whose RPC failed this tick (now backing off)
+
+
+class Backoff:
+    """Per network: after n failures in a row, wait base * 2^(n-1) (capped, with jitter) before the next try."""
+
+    def __init__(self, base_s: float, max_s: float) -> None:
+        self.base_s, self.max_s = base_s, max_s
+        self.failures: dict[str, int] = {}
+        self.until: dict[str, float] = {}
+
+    def ready(self, slug: str, now: float) -> bool:
+        return now >= self.until.get(slug, 0.0)
+
+    def failed(self, slug: str, now: float) -> float:
+        n = self.failures[slug] = self.failures.get(slug, 0) + 1
+        pause = min(self.max_s, self.base_s * 2 ** (n - 1)) * random.uniform(0.8, 1.2)  # jitter spreads retries
+        self.until[slug] = now + pause
+        return pause
+
+    def succeeded(self, slug: str) -> None:
+        self.failures.pop(slug, None)
+        self.until.pop(slug, None)
+
+
+class Watcher:
+    def __init__(self, family: str, registry: Registry, pool: asyncpg.Pool, bus: Bus, *,
+                 open_adapter: AdapterFactory | None = None, options: WatchOptions | None = None,
+                 clock: Clock = utcnow) -> None:
+        if family not in FAMILIES:
+            raise ValueError(f"unknown chain family {family!r}; one of {', '.join(FAMILIES)}")
+        if open_adapter is None:
+            from chain_watchers.clients import open_adapter  # the client libraries load only in a watcher process
+        self.family = family
+        self.networks: tuple[Network, ...] = tuple(n for n in registry.networks if n.family == family)
+        self.options = options or WatchOptions()
+        self.watch = Watch(pool, bus, open_adapter, self.options, clock)
+        self.backoff = Backoff(self.options.backoff_base_s, self.options.backoff_max_s)
+
+    async def run_once(self) -> Tick:
+        """One pass over every network of the family: find hashless payments, verify attempts, follow refunds."""
+        self.watch.next_tick()
+        found = payments = refunds = 0
+        failed = []
+        loop = asyncio.get_running_loop()
+        for network in self.networks:
+            if not self.backoff.ready(network.slug, loop.time()):
+                continue
+            try:
+                found += await discovery.discover(self.watch, network)
+                payments += await follow.payments(self.watch, network)
+                refunds += await follow.refunds(self.watch, network)
+            # Any error of a client library (HTTP status such as 429, RPC error, timeout, unreadable answer) is
+            # this network's: it backs off while the family's other networks go on.
+            except Exception as error:
+                pause = self.backoff.failed(network.slug, loop.time())
+                failed.append(network.slug)
+                log.warning("watch %s: %s: %s; next try in %.1f s", network.slug, type(error).__name__, error, pause)
+                await self.watch.forget(network)
+            else:
+                self.backoff.succeeded(network.slug)
+        return Tick(found, payments, refunds, tuple(failed))
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            await self.run_once()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stop.wait(), self.options.interval_s)
+
+    async def close(self) -> None:
+        await self.watch.close()
+
+
+async def serve(settings: Settings, family: str, stop: asyncio.Event) -> None:
+    """The `service watch --family F` process: waits for its family's lock, then watches until `stop`."""
+    registry = load_registry()
+    pool = await db.connect(settings.database_url, min_size=1, max_size=3)
+    redis = aioredis.Redis.from_url(settings.redis_url)
+    consumer = f"watch-{family}-{socket.gethostname()}-{os.getpid()}"
+    bus = CommandBus(redis, Keys(settings.redis_prefix, settings.partitions), consumer, settings.reply_timeout_s)
+    await bus.start()
+    watcher = Watcher(family, registry, pool, bus, options=WatchOptions.from_env())
+    try:
+        async with pool.acquire() as lock:
+            while not await lock.fetchval("SELECT pg_try_advisory_lock($1)", _LOCK + FAMILIES.index(family)):
+                with contextlib.suppress(asyncio.TimeoutError):  # another process watches this family: stand by
+                    await asyncio.wait_for(stop.wait(), 5)
+                if stop.is_set():
+                    return
+            print(f"watch: {family} watcher on {', '.join(n.slug for n in watcher.networks)}", flush=True)
+            await watcher.run(stop)
+    finally:
+        await watcher.close()
+        await bus.stop()
+        await redis.aclose()
+        await pool.close()

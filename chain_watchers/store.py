@@ -1,0 +1,130 @@
+"""The watchers' PostgreSQL side: what is due for a check, the progress they record, and their scan cursors."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import datetime
+
+import asyncpg
+import msgspec
+
+from actors.state import Order
+from chain_watchers.verify import Verdict
+from service.ids import derived_id
+
+_decode_order = msgspec.json.Decoder(Order).decode
+
+
+class RefundTx(msgspec.Struct, frozen=True, kw_only=True):
+    network: str
+    tx_hash: str
+    refund_id: str
+    order_id: str
+    merchant_id: str
+    livemode: bool
+    token_address: str
+    to_address: str
+    amount: int  # micro-USD
+    seen_block: str | None
+    submitted_at: datetime
+
+
+class Attempt(msgspec.Struct, frozen=True, kw_only=True):
+    attempt_id: str
+    session_id: str
+    order_id: str
+    merchant_id: str
+    livemode: bool
+    network: str
+    tx_hash: str
+    seen_block: str | None
+    created_at: datetime
+
+
+class Session(msgspec.Struct, frozen=True, kw_only=True):
+    """A session a hashless payment may still arrive for, with its merchant's receive address on one network."""
+
+    session_id: str
+    order_id: str
+    merchant_id: str
+    livemode: bool
+    open: bool
+    address: str
+
+
+async def _rows(pool: asyncpg.Pool, kind: type, query: str, *args) -> list:
+    return [kind(**dict(r)) for r in await pool.fetch(query, *args)]
+
+
+async def due_refund_txs(pool: asyncpg.Pool, network: str, checked_before: datetime, limit: int) -> list[RefundTx]:
+    return await _rows(
+        pool, RefundTx,
+        "SELECT network, tx_hash, refund_id, order_id, merchant_id, livemode, token_address, to_address, amount,"
+        " seen_block, submitted_at FROM refund_transactions WHERE status = 'verifying' AND network = $1"
+        " AND (checked_at IS NULL OR checked_at <= $2) ORDER BY checked_at NULLS FIRST LIMIT $3",
+        network, checked_before, limit)
+
+
+async def orders(pool: asyncpg.Pool, order_ids: Iterable[str]) -> dict[str, Order]:
+    rows = await pool.fetch("SELECT order_id, state FROM orders WHERE order_id = ANY($1)", list(set(order_ids)))
+    return {r["order_id"]: _decode_order(r["state"]) for r in rows}
+
+
+async def refund_progress(pool: asyncpg.Pool, tx: RefundTx, verdict: Verdict, required: int, now: datetime) -> None:
+    """The watcher's columns only: the order actor writes status and reason when it applies a verdict."""
+    await pool.execute(
+        "UPDATE refund_transactions SET confirmations = $3, required = $4, seen_block = $5, checked_at = $6"
+        " WHERE network = $1 AND tx_hash = $2",
+        tx.network, tx.tx_hash, verdict.confirmations, required, verdict.seen_block, now)
+
+
+async def due_attempts(pool: asyncpg.Pool, network: str, checked_before: datetime, limit: int) -> list[Attempt]:
+    return await _rows(
+        pool, Attempt,
+        "SELECT attempt_id, session_id, order_id, merchant_id, livemode, network, tx_hash, seen_block, created_at"
+        " FROM payment_attempts WHERE status IN ('reported', 'confirming') AND network = $1"
+        " AND (status = 'reported' OR updated_at <= $2) ORDER BY updated_at LIMIT $3",
+        network, checked_before, limit)
+
+
+async def attempt_progress(pool: asyncpg.Pool, attempt: Attempt, status: str, verdict: Verdict, now: datetime) -> None:
+    await pool.execute(
+        "UPDATE payment_attempts SET status = $2, confirmations = $3, reason = $4, seen_block = $5, updated_at = $6"
+        " WHERE attempt_id = $1",
+        attempt.attempt_id, status, verdict.confirmations, verdict.reason, verdict.seen_block, now)
+
+
+async def add_found_attempt(conn, session: Session, network: str, tx_hash: str) -> bool:
+    """Record a payment found without a hash as an attempt (the page shows it); True when it is new."""
+    return bool(await conn.fetchval(
+        "INSERT INTO payment_attempts (attempt_id, session_id, order_id, merchant_id, livemode, network, tx_hash)"
+        " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (network, tx_hash) DO NOTHING RETURNING attempt_id",
+        derived_id("pat", f"{network}:{tx_hash}", "found by the watcher"), session.session_id, session.order_id,
+        session.merchant_id, session.livemode, network, tx_hash))
+
+
+async def sessions(pool: asyncpg.Pool, network: str, livemode: bool, ended_after: datetime,
+                   now: datetime) -> list[Session]:
+    """Sessions open or ended after `ended_after`, of merchants with a receive address on `network`."""
+    return await _rows(
+        pool, Session,
+        "SELECT s.session_id, s.order_id, s.merchant_id, s.livemode, s.status = 'OPEN' AND s.expires_at > $4 AS open,"
+        " m.settings->'receive_addresses'->>$1 AS address FROM checkout_sessions s JOIN merchants m USING (merchant_id)"
+        " WHERE s.expires_at > $2 AND s.livemode = $3 AND m.settings->'receive_addresses' ? $1",
+        network, ended_after, livemode, now)
+
+
+async def receivable(pool: asyncpg.Pool, network: str) -> bool:
+    """Whether any merchant takes payments on the network: only then is its chain worth reading."""
+    return bool(await pool.fetchval(
+        "SELECT EXISTS (SELECT 1 FROM merchants WHERE settings->'receive_addresses' ? $1)", network))
+
+
+async def cursor(conn, network: str, scope: str = "") -> int | None:
+    return await conn.fetchval("SELECT position FROM chain_cursors WHERE network = $1 AND scope = $2", network, scope)
+
+
+async def move_cursor(conn, network: str, position: int, scope: str = "") -> None:
+    await conn.execute(
+        "INSERT INTO chain_cursors (network, scope, position) VALUES ($1, $2, $3) ON CONFLICT (network, scope)"
+        " DO UPDATE SET position = excluded.position, updated_at = now()", network, scope, position)

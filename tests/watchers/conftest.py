@@ -1,0 +1,63 @@
+"""Watcher fixtures: a command bus on the test stack's Redis, and watchers built on injected adapters."""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import AsyncIterator, Callable
+
+import msgspec
+import pytest
+
+from chain_watchers.registry import Network, Registry
+from chain_watchers.runner import Watcher
+from chain_watchers.watch import AdapterFactory, WatchOptions
+from streams.producer import CommandBus
+from tests.chain.test_evm import EvmWorld
+from tests.watchers.evm_shop import EvmShop, use_local_token
+from web import destinations
+
+# Every row is due at every tick and a failing RPC is retried at once: tests step watchers by hand.
+OPTIONS = WatchOptions(recheck_s=0, backoff_base_s=0, backoff_max_s=0, late_every=1)
+
+
+@pytest.fixture
+async def bus(stack, redis, keys) -> AsyncIterator[CommandBus]:
+    bus = CommandBus(redis, keys, f"test-watch-{secrets.token_hex(4)}", stack.settings.reply_timeout_s)
+    await bus.start()
+    yield bus
+    await bus.stop()
+
+
+WatcherFactory = Callable[..., Watcher]
+
+
+@pytest.fixture
+async def watchers(pool, bus) -> AsyncIterator[WatcherFactory]:
+    """make(family, networks, open_adapter, **options): a watcher on only these networks; all are closed at the end."""
+    made: list[Watcher] = []
+
+    def make(family: str, networks: tuple[Network, ...], open_adapter: AdapterFactory, **options) -> Watcher:
+        watcher = Watcher(family, Registry(networks=networks), pool, bus, open_adapter=open_adapter,
+                          options=msgspec.structs.replace(OPTIONS, **options))
+        made.append(watcher)
+        return watcher
+
+    yield make
+    for watcher in made:
+        await watcher.close()
+
+
+@pytest.fixture
+async def shop(stack, merchant, watchers, monkeypatch) -> AsyncIterator[EvmShop]:
+    """A fresh local chain with TestUSD, a merchant receiving on it, and an EVM watcher on only the `local` network."""
+    chain = await EvmWorld().start()
+    await forget_cursors(stack.pool, "local")
+    use_local_token(monkeypatch, chain.token.address)
+    yield await EvmShop(stack, merchant, chain, watchers).start()
+    monkeypatch.undo()
+    destinations.registry.cache_clear()
+
+
+async def forget_cursors(pool, network: str) -> None:
+    """Each test runs a new chain under a shipped slug: a cursor another test's chain left means nothing on it."""
+    await pool.execute("DELETE FROM chain_cursors WHERE network = $1", network)

@@ -1,0 +1,61 @@
+"""A failing or rate-limiting RPC pauses its network with exponential backoff; the family's other networks go on."""
+
+from __future__ import annotations
+
+import pytest
+from aiohttp import web
+from aiohttp.test_utils import TestServer
+
+from chain_watchers.clients import open_adapter
+from chain_watchers.registry import load_registry
+from chain_watchers.runner import Backoff
+from tests.chain.fake_solana_rpc import FINALIZED_DEPTH, Cluster, build_app
+from tests.watchers import api
+from tests.watchers.solana_refund import NETWORK, refund_on
+
+# (failures in a row, shortest pause, longest pause): base 2 s doubling, capped at 60 s, jitter within +-20%
+PAUSES = [(1, 1.6, 2.4), (2, 3.2, 4.8), (3, 6.4, 9.6), (5, 25.6, 38.4), (6, 48.0, 72.0), (9, 48.0, 72.0)]
+
+
+@pytest.mark.parametrize(("failures", "shortest", "longest"), PAUSES, ids=[f"{row[0]}-failures" for row in PAUSES])
+def test_pause_doubles_per_failure_up_to_the_cap(failures: int, shortest: float, longest: float) -> None:
+    backoff = Backoff(2.0, 60.0)
+    for _ in range(failures - 1):
+        backoff.failed("polygon", 0.0)
+    pause = backoff.failed("polygon", 100.0)
+    assert shortest <= pause <= longest
+    assert not backoff.ready("polygon", 100.0 + pause - 0.01) and backoff.ready("polygon", 100.0 + pause)
+    assert backoff.ready("base", 100.0)  # other networks are not held back
+
+
+def test_success_resets_the_count() -> None:
+    backoff = Backoff(2.0, 60.0)
+    backoff.failed("tron", 0.0)
+    backoff.failed("tron", 0.0)
+    backoff.succeeded("tron")
+    assert backoff.ready("tron", 0.0) and 1.6 <= backoff.failed("tron", 0.0) <= 2.4
+
+
+async def test_rate_limited_rpc_is_retried_and_the_refund_still_executes(merchant, watchers) -> None:
+    cluster, limited = Cluster(), {"answers": 2}
+
+    @web.middleware
+    async def rate_limit(request, handler):
+        if limited["answers"] > 0:
+            limited["answers"] -= 1
+            return web.json_response({"error": "Too many requests"}, status=429)
+        return await handler(request)
+
+    app = build_app(cluster)
+    app.middlewares.append(rate_limit)
+    _order_id, refund_id, _signature = await refund_on(cluster, merchant, "3.00", depth=FINALIZED_DEPTH)
+    async with TestServer(app) as server:
+        network = load_registry(env={"SOLANA_DEVNET_RPC_URL": str(server.make_url("/"))}).network(NETWORK)
+        watcher = watchers("solana", (network,), open_adapter)
+        assert (await watcher.run_once()).failed == ("solana-devnet",)
+        assert (await watcher.run_once()).failed == ("solana-devnet",)
+        assert watcher.backoff.failures == {"solana-devnet": 2}
+        tick = await watcher.run_once()
+    assert (tick.failed, tick.refunds) == ((), 1)
+    assert watcher.backoff.failures == {}
+    assert (await api.read_refund(merchant, refund_id))["status"] == "EXECUTED"
