@@ -1,0 +1,99 @@
+"""The `webhooks` process killed mid-delivery, or between writing deliveries and acknowledging the
+stream, and started again: no delivery is lost, none acknowledged by a 2xx is sent twice."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from redis.exceptions import ResponseError
+
+from tests.integration.helpers import quick
+from tests.integration.test_crash import _exited
+from tests.webhooks.support import HANG, register
+from webhooks.dispatcher import GROUP
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+async def process(stack, redis, keys):
+    """Starts `service webhooks` processes on the stack's database and events stream; its consumer
+    group starts at the stream's end, so only this test's events are read."""
+    try:
+        await redis.xgroup_create(keys.events, GROUP, id="$", mkstream=True)
+    except ResponseError:
+        await redis.xgroup_setid(keys.events, GROUP, "$")
+    s = stack.settings
+    procs: list[subprocess.Popen] = []
+
+    def start(crash_point: str = "") -> subprocess.Popen:
+        env = dict(os.environ, DATABASE_URL=s.database_url, REDIS_URL=s.redis_url, REDIS_PREFIX=s.redis_prefix,
+                   PARTITIONS=str(s.partitions), SERVICE_MASTER_KEY=s.master_key, LOG_LEVEL="WARNING",
+                   WEBHOOK_LEASE_S="2", WEBHOOK_TIMEOUT_S="30", WEBHOOK_SWEEP_INTERVAL_S="0.2",
+                   WEBHOOK_RECLAIM_IDLE_MS="500", WEBHOOKS_CRASH_POINT=crash_point)
+        proc = subprocess.Popen([sys.executable, "-m", "service", "webhooks"], env=env, cwd=ROOT,
+                                stdout=subprocess.PIPE, text=True)
+        procs.append(proc)
+        return proc
+
+    yield start
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(15)
+
+
+async def _ready(proc: subprocess.Popen) -> str:
+    """The process's first line, printed once it reads the stream."""
+    return await asyncio.get_running_loop().run_in_executor(None, proc.stdout.readline)
+
+
+async def _delivery(stack, endpoint_id: str):
+    return await stack.pool.fetchrow(
+        "SELECT status, attempts FROM webhook_deliveries WHERE endpoint_id = $1", endpoint_id)
+
+
+async def test_killed_mid_delivery_loses_nothing(stack, merchant, receiver, process):
+    r = await receiver([HANG], default=200)
+    endpoint = await register(merchant, r.url, ["order.created"])
+    first = process()
+    assert "webhooks: delivering events" in await _ready(first)
+    await quick(merchant)
+    await r.wait_for(1)
+    assert len(r.requests) == 1  # the attempt is in flight, the receiver holding it
+    first.kill()  # SIGKILL: no drain, no record of the attempt
+    assert await _exited(first) == -9
+    second = process()
+    await _ready(second)
+    await r.wait_for(2, timeout=20)
+    assert len(r.requests) == 2
+    assert r.requests[1].body == r.requests[0].body
+    for _ in range(40):
+        row = await _delivery(stack, endpoint["id"])
+        if row["status"] == "succeeded":
+            break
+        await asyncio.sleep(0.1)
+    assert (row["status"], row["attempts"]) == ("succeeded", 1)  # the killed attempt left no log row
+
+
+async def test_killed_before_acknowledging_the_stream_sends_once(stack, merchant, receiver, process):
+    r = await receiver()
+    endpoint = await register(merchant, r.url, ["order.created"])
+    doomed = process("before_ack")
+    await _ready(doomed)
+    await quick(merchant)
+    assert await _exited(doomed) == 137  # died after writing the delivery, before XACK
+    assert (await _delivery(stack, endpoint["id"]))["status"] == "pending"
+    process()
+    await r.wait_for(1, timeout=20)
+    await asyncio.sleep(1.5)  # the unacknowledged entry is taken over meanwhile: it must add nothing
+    assert len(r.requests) == 1
+    assert json.loads(r.requests[0].body)["type"] == "order.created"
+    row = await _delivery(stack, endpoint["id"])
+    assert (row["status"], row["attempts"]) == ("succeeded", 1)

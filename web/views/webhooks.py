@@ -1,0 +1,167 @@
+"""Webhook endpoints (signed calls): register, read, change, delete, roll the secret, redeliver; all webhook routes."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from aiohttp import web
+
+from service.clock import iso
+from web import idempotency
+from web.commands import body
+from web.context import caller, ctx
+from web.errors import ApiError
+from web.render import respond
+from web.route import Route
+from web.views import events, webhook_deliveries
+from web.views.merchants import own_merchant_id
+from web.webhook_bodies import EndpointIn, EndpointPatchIn, RedeliverIn, RollSecretIn
+from webhooks import deliveries, endpoints, ssrf
+from webhooks import events as event_log
+from webhooks.endpoints import ALL_EVENTS, MAX_PER_MODE, Endpoint
+
+BASE = "/merchants/{merchant_id}/webhook-endpoints"
+
+
+def endpoint_json(e: Endpoint) -> dict:
+    return {
+        "object": "webhook_endpoint",
+        "id": e.endpoint_id,
+        "url": e.url,
+        "description": e.description,
+        "enabled_events": e.enabled_events,
+        "status": e.status,
+        "disabled_reason": e.disabled_reason,
+        "livemode": e.livemode,
+        "failing_since": iso(e.failing_since) if e.failing_since else None,
+        "previous_secret_expires_at": iso(e.previous_secret_expires_at) if e.previous_secret_expires_at else None,
+        "created_at": iso(e.created_at),
+        "updated_at": iso(e.updated_at),
+    }
+
+
+def _checked_url(url: str, livemode: bool) -> str:
+    refused = ssrf.refusal(url, livemode)
+    if refused:
+        raise ApiError(422, refused[0], refused[1], "url")
+    return url
+
+
+def _event_types(types: list[str]) -> list[str]:
+    unique = list(dict.fromkeys(types))
+    if ALL_EVENTS in unique and len(unique) > 1:
+        raise ApiError(422, "invalid_enabled_events", "`*` means every event type; send it alone.", "enabled_events")
+    return unique
+
+
+async def endpoint_of(request: web.Request, conn) -> Endpoint:
+    """The path's endpoint, which must be the caller's merchant's and mode's (otherwise 404)."""
+    api_key = caller(request)
+    found = await endpoints.get(conn, own_merchant_id(request), api_key.livemode, request.match_info["endpoint_id"])
+    if found is None:
+        raise ApiError(404, "webhook_endpoint_not_found", "No such webhook endpoint.", "endpoint_id")
+    return found
+
+
+async def create_endpoint(request: web.Request) -> web.Response:
+    merchant_id, api_key = own_merchant_id(request), caller(request)
+    endpoint_in = await body(request, EndpointIn)
+    url = _checked_url(endpoint_in.url, api_key.livemode)
+    types = _event_types(endpoint_in.enabled_events)
+    c = ctx(request)
+
+    async def work(conn) -> web.Response:
+        if await endpoints.count_locked(conn, merchant_id, api_key.livemode) >= MAX_PER_MODE:
+            raise ApiError(409, "too_many_endpoints",
+                           f"A merchant has at most {MAX_PER_MODE} webhook endpoints per mode.", "url")
+        endpoint, secret = await endpoints.create(conn, c.vault, merchant_id, api_key.livemode, url, types,
+                                                  endpoint_in.description, c.clock())
+        return respond({**endpoint_json(endpoint), "secret": secret}, status=201)
+
+    return await idempotency.once(request, work)
+
+
+async def list_endpoints(request: web.Request) -> web.Response:
+    found = await endpoints.listing(ctx(request).pool, own_merchant_id(request), caller(request).livemode)
+    return respond({"object": "list", "data": [endpoint_json(e) for e in found], "has_more": False})
+
+
+async def get_endpoint(request: web.Request) -> web.Response:
+    async with ctx(request).pool.acquire() as conn:
+        return respond(endpoint_json(await endpoint_of(request, conn)))
+
+
+async def update_endpoint(request: web.Request) -> web.Response:
+    own_merchant_id(request)
+    patch = await body(request, EndpointPatchIn)
+    changes = {name: getattr(patch, name) for name in patch.__struct_fields__ if getattr(patch, name) is not None}
+    if "url" in changes:
+        _checked_url(changes["url"], caller(request).livemode)
+    if "enabled_events" in changes:
+        changes["enabled_events"] = _event_types(changes["enabled_events"])
+
+    async def work(conn) -> web.Response:
+        endpoint = await endpoints.update(conn, await endpoint_of(request, conn), changes, ctx(request).clock())
+        return respond(endpoint_json(endpoint))
+
+    return await idempotency.once(request, work)
+
+
+async def delete_endpoint(request: web.Request) -> web.Response:
+    async with ctx(request).pool.acquire() as conn, conn.transaction():
+        endpoint = await endpoint_of(request, conn)
+        await endpoints.delete(conn, endpoint, ctx(request).clock())
+    return respond({"object": "webhook_endpoint", "id": endpoint.endpoint_id, "deleted": True})
+
+
+async def roll_secret(request: web.Request) -> web.Response:
+    own_merchant_id(request)
+    roll = await body(request, RollSecretIn)
+    c = ctx(request)
+
+    async def work(conn) -> web.Response:
+        endpoint, secret = await endpoints.roll(conn, c.vault, await endpoint_of(request, conn),
+                                                timedelta(seconds=roll.overlap_seconds), c.clock())
+        return respond({**endpoint_json(endpoint), "secret": secret})
+
+    return await idempotency.once(request, work)
+
+
+async def redeliver(request: web.Request) -> web.Response:
+    merchant_id, api_key = own_merchant_id(request), caller(request)
+    again = await body(request, RedeliverIn)
+    if (again.event_id is None) == (again.failed_since is None):
+        raise ApiError(422, "event_id_or_failed_since", "Send exactly one of `event_id` and `failed_since`.", "event_id")
+    now = ctx(request).clock()
+
+    async def work(conn) -> web.Response:
+        endpoint = await endpoint_of(request, conn)
+        if endpoint.status != "enabled":
+            raise ApiError(409, "webhook_endpoint_disabled", "Enable the endpoint before redelivering to it.",
+                           "endpoint_id")
+        if again.event_id is not None:
+            envelope = await event_log.find(conn, merchant_id, api_key.livemode, again.event_id)
+            if envelope is None:
+                raise ApiError(404, "event_not_found", "No such event.", "event_id")
+            ids = [await deliveries.redeliver_event(conn, endpoint.endpoint_id, merchant_id, envelope, now)]
+        else:
+            ids = await deliveries.redeliver_failed(conn, endpoint.endpoint_id, again.failed_since, now)
+        return respond({"object": "redelivery", "endpoint_id": endpoint.endpoint_id, "delivery_ids": ids}, status=202)
+
+    return await idempotency.once(request, work)
+
+
+ROUTES = [
+    Route("POST", BASE, create_endpoint, "Register a webhook endpoint; its signing secret is shown once", EndpointIn, 201),
+    Route("GET", BASE, list_endpoints, "List the webhook endpoints of this mode"),
+    Route("GET", BASE + "/{endpoint_id}", get_endpoint, "Read a webhook endpoint"),
+    Route("PATCH", BASE + "/{endpoint_id}", update_endpoint,
+          "Change a webhook endpoint's url, event types, description or status", EndpointPatchIn),
+    Route("DELETE", BASE + "/{endpoint_id}", delete_endpoint, "Delete a webhook endpoint"),
+    Route("POST", BASE + "/{endpoint_id}/roll-secret", roll_secret,
+          "Replace the signing secret; the old one keeps signing for overlap_seconds", RollSecretIn),
+    Route("POST", BASE + "/{endpoint_id}/redeliver", redeliver,
+          "Deliver one event again, or every failed delivery since a time", RedeliverIn, 202),
+    *webhook_deliveries.ROUTES,
+    *events.ROUTES,
+]

@@ -1,0 +1,325 @@
+"""The dispatcher: events stream -> deliveries in PostgreSQL -> one lane of concurrent attempts per endpoint.
+
+Every delivery is written before its stream entry is acknowledged, and leased while in flight, so a
+crash anywhere loses nothing: unacknowledged entries are read again (the deliveries table ignores
+what it already has), and a delivery whose lease runs out is due again for the sweep.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import os
+import secrets
+import socket
+from datetime import datetime, timedelta
+
+import asyncpg
+import msgspec
+import redis.asyncio as aioredis
+from redis.exceptions import ResponseError
+
+from actors.publication import PublicEvent
+from service.clock import Clock, utcnow
+from service.secrets import Vault
+from streams.names import Keys
+from webhooks import endpoints, outcomes, schedule, store
+from webhooks.events import Envelope, from_public
+from webhooks.sender import Attempt, Job, Sender
+from webhooks.settings import WebhookSettings
+
+log = logging.getLogger(__name__)
+GROUP = "webhooks"  # the dispatcher's consumer group on the events stream
+_decode_public = msgspec.json.Decoder(PublicEvent).decode
+# Test hook, as in the actors: die at the named point to prove crash safety (tests only).
+CRASH_POINT = os.environ.get("WEBHOOKS_CRASH_POINT", "")
+MAX_QUEUE = 2000  # deliveries queued in memory for one endpoint at most
+
+
+class Lane:
+    """The queued deliveries of one endpoint and how many of its attempts are in flight."""
+
+    def __init__(self) -> None:
+        self.queue: collections.deque[Job] = collections.deque()
+        self.active = 0
+
+
+class Dispatcher:
+    def __init__(self, pool: asyncpg.Pool, redis: aioredis.Redis, keys: Keys, vault: Vault,
+                 settings: WebhookSettings = WebhookSettings(), *, clock: Clock = utcnow,
+                 jitter: schedule.Jitter = schedule.uniform_jitter, group: str = GROUP, consumer: str = ""):
+        self.pool, self.redis, self.keys, self.vault = pool, redis, keys, vault
+        self.settings, self.clock, self.jitter, self.group = settings, clock, jitter, group
+        self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+        self.sender = Sender(settings.timeout_s, clock)
+        self._lanes: dict[str, Lane] = {}
+        self._held: set[str] = set()    # deliveries queued or in flight here: never claimed twice
+        self._done: list[Attempt] = []  # attempts waiting to be written
+        self._wake = asyncio.Event()
+        self._tasks: set[asyncio.Task] = set()
+        self._writer: asyncio.Task | None = None
+        self._writing = asyncio.Lock()  # one outcome transaction at a time: failing_since sees them in order
+        self._opened: dict[str, str] = {}
+        self._waiting: set[str] = set()  # endpoints with due deliveries left in the table for lack of room
+        self._refilling: set[str] = set()
+        self._sweeping = asyncio.Lock()
+        self._closing = False
+        self._latency: dict[str, float] = {}  # seconds per attempt, moving average, per endpoint
+
+    async def start(self, from_id: str = "0") -> None:
+        """From the stream's start by default: the endpoints' creation times decide what is theirs."""
+        try:
+            await self.redis.xgroup_create(self.keys.events, self.group, id=from_id, mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+        await self.sender.start()
+        self._writer = asyncio.create_task(self._write_loop())
+
+    async def close(self) -> None:
+        """Finish the attempts in flight and record them; queued ones are handed back to the table, due
+        now, for the next dispatcher (a shutdown never waits on a slow endpoint's whole queue)."""
+        self._closing = True
+        queued = [job.delivery_id for lane in self._lanes.values() for job in lane.queue]
+        for lane in self._lanes.values():
+            lane.queue.clear()
+        if queued:
+            with contextlib.suppress(Exception):
+                async with self.pool.acquire() as conn:
+                    await store.release(conn, queued, self.clock())
+        self._held.difference_update(queued)
+        await self.drain()
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+        await self.sender.close()
+
+    async def run(self, stop: asyncio.Event) -> None:
+        await self.reclaim()
+        while not stop.is_set():
+            try:
+                await self.consume(block_ms=500)
+            except (OSError, ConnectionError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+                log.warning("webhooks: dependency unavailable (%s); retrying", exc)
+                await asyncio.sleep(0.5)
+
+    # Reading the stream
+
+    async def consume(self, block_ms: int = 0) -> int:
+        """One read of new stream entries; returns how many deliveries it started."""
+        found = await self.redis.xreadgroup(self.group, self.consumer, {self.keys.events: ">"},
+                                            count=self.settings.batch, block=block_ms or None)
+        entries = [entry for _stream, batch in found or [] for entry in batch]
+        return await self._ingest(entries) if entries else 0
+
+    async def reclaim(self) -> int:
+        """Entries a dead consumer read but never acknowledged (its deliveries may not exist yet)."""
+        claimed = await self.redis.xautoclaim(self.keys.events, self.group, self.consumer,
+                                              min_idle_time=self.settings.reclaim_idle_ms, count=self.settings.batch)
+        entries = [(entry_id, fields) for entry_id, fields in claimed[1] if fields]
+        return await self._ingest(entries) if entries else 0
+
+    async def _ingest(self, entries: list[tuple[bytes, dict]]) -> int:
+        events: dict[str, tuple[Envelope, str, datetime]] = {}
+        for entry_id, fields in entries:
+            try:
+                public = _decode_public(fields[b"e"])
+            except (KeyError, msgspec.DecodeError):
+                log.error("webhooks: skipping undecodable event entry %s", entry_id)
+                continue
+            events[public.id] = (from_public(public), public.merchant_id, datetime.fromisoformat(public.created_at))
+        async with self.pool.acquire() as conn:
+            rows = await self._fan_out(conn, list(events.values())) if events else []
+            if CRASH_POINT == "before_ack":
+                os._exit(137)
+            await self.redis.xack(self.keys.events, self.group, *[entry_id for entry_id, _ in entries])
+            return await self._admit(conn, rows)
+
+    async def _fan_out(self, conn, events: list[tuple[Envelope, str, datetime]]) -> list[asyncpg.Record]:
+        now = self.clock()
+        busy = self._busy()
+        self._waiting.update(busy)  # they may have got deliveries left due in the table
+        return await store.fan_out(conn, events, now, now + timedelta(seconds=self.settings.lease_s), busy)
+
+    # Retries
+
+    async def sweep(self) -> int:
+        """Claim due deliveries (retries, redeliveries, expired leases, ones left for lack of room) and start them."""
+        if self._sweeping.locked():
+            return 0  # one is running
+        async with self._sweeping, self.pool.acquire() as conn:
+            now = self.clock()
+            # A claimed delivery still held here (its lease ran out while queued) gets a fresh lease and
+            # stays where it is: _admit skips it.
+            rows = await store.claim_due(conn, now, now + timedelta(seconds=self.settings.lease_s),
+                                         self.settings.batch, self._busy())
+            return await self._admit(conn, rows)
+
+    def _kick(self, endpoint_id: str) -> None:
+        """The endpoint's lane has room again and its deliveries wait in the table: take them now rather
+        than at the next sweep."""
+        if endpoint_id not in self._refilling and not self._closing:
+            self._refilling.add(endpoint_id)
+            self._waiting.discard(endpoint_id)
+            self._spawn(self._refill(endpoint_id))
+
+    async def _refill(self, endpoint_id: str) -> None:
+        try:
+            room = self._room(endpoint_id)
+            async with self.pool.acquire() as conn:
+                now = self.clock()
+                rows = await store.claim_due_of(conn, endpoint_id, now,
+                                                now + timedelta(seconds=self.settings.lease_s), room)
+                if len(rows) == room:
+                    self._waiting.add(endpoint_id)  # there may be more
+                await self._admit(conn, rows)
+        except Exception as exc:
+            self._waiting.add(endpoint_id)
+            log.warning("webhooks: taking deliveries of %s failed (%s); the sweep retries", endpoint_id, exc)
+        finally:
+            self._refilling.discard(endpoint_id)
+
+    # Sending: one lane per endpoint, so a slow endpoint only ever holds its own lane
+
+    def _room(self, endpoint_id: str) -> int:
+        """Deliveries an endpoint's queue may still take: as many as its lane sends in half a lease at
+        its recent pace (an endpoint not heard from yet is assumed to take the whole timeout), so
+        what is queued starts well within its lease; never fewer than two rounds of the lane."""
+        pace = self._latency.get(endpoint_id, self.settings.timeout_s)
+        width = self.settings.per_endpoint
+        depth = min(MAX_QUEUE, max(2 * width, int(width * self.settings.lease_s / 2 / max(pace, 0.001))))
+        lane = self._lanes.get(endpoint_id)
+        return depth - (len(lane.queue) if lane else 0)
+
+    def _busy(self) -> list[str]:
+        return [endpoint_id for endpoint_id in self._lanes if self._room(endpoint_id) <= 0]
+
+    async def _admit(self, conn, rows: list[asyncpg.Record]) -> int:
+        """Queue what the lanes have room for; the rest is made due again, for a sweep soon after."""
+        room: dict[str, int] = {}
+        taken, spilled = [], []
+        for row in rows:
+            if row["delivery_id"] in self._held:
+                continue  # already queued here; the claim only renewed its lease
+            endpoint_id = row["endpoint_id"]
+            room.setdefault(endpoint_id, self._room(endpoint_id))
+            if room[endpoint_id] > 0:
+                room[endpoint_id] -= 1
+                taken.append(row)
+            else:
+                spilled.append(row["delivery_id"])
+                self._waiting.add(endpoint_id)
+        if spilled:
+            await store.release(conn, spilled, self.clock())
+        return self._submit(taken)
+
+    def _job(self, row: asyncpg.Record) -> Job:
+        signing = [self._open(row["secret_enc"])]
+        if row["previous_secret_enc"] and row["previous_secret_expires_at"] > self.clock():
+            signing.append(self._open(row["previous_secret_enc"]))
+        return Job(delivery_id=row["delivery_id"], event_id=row["event_id"], event_type=row["event_type"],
+                   endpoint_id=row["endpoint_id"], livemode=row["livemode"], url=row["url"], secrets=signing,
+                   payload=bytes(row["payload"]), attempts=row["attempts"], round_attempts=row["round_attempts"],
+                   round_started_at=row["round_started_at"])
+
+    def _open(self, sealed: str) -> str:
+        if sealed not in self._opened:
+            self._opened[sealed] = self.vault.open(sealed)
+        return self._opened[sealed]
+
+    def _submit(self, rows: list[asyncpg.Record]) -> int:
+        started = 0
+        for row in rows:
+            if row["delivery_id"] in self._held:
+                continue
+            self._held.add(row["delivery_id"])
+            lane = self._lanes.setdefault(row["endpoint_id"], Lane())
+            lane.queue.append(self._job(row))
+            started += 1
+            if lane.active < self.settings.per_endpoint:
+                lane.active += 1
+                self._spawn(self._run_lane(row["endpoint_id"], lane))
+        return started
+
+    def _spawn(self, work) -> None:
+        task = asyncio.create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run_lane(self, endpoint_id: str, lane: Lane) -> None:
+        try:
+            while lane.queue:
+                attempt = await self.sender.attempt(lane.queue.popleft())
+                # Appended after the await: the writer swaps `_done` for a fresh list meanwhile.
+                self._done.append(attempt)
+                pace = self._latency.get(endpoint_id, self.settings.timeout_s)
+                self._latency[endpoint_id] = 0.8 * pace + 0.2 * attempt.latency_ms / 1000
+                self._wake.set()
+                if endpoint_id in self._waiting and len(lane.queue) < self.settings.per_endpoint:
+                    self._kick(endpoint_id)
+        finally:
+            lane.active -= 1
+            if lane.active == 0 and not lane.queue and self._lanes.get(endpoint_id) is lane:
+                del self._lanes[endpoint_id]
+
+    async def drain(self) -> None:
+        """Wait until every started attempt is sent and written (tests and shutdown)."""
+        while True:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)
+            # Waits for a write in progress too; it may start deliveries of an event it emitted.
+            await self._write_batch()
+            if not self._tasks and not self._done:
+                return
+
+    # Writing outcomes: one transaction for every attempt that finished meanwhile
+
+    async def _write_loop(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            try:
+                await self._write_batch()
+            except Exception as exc:
+                # Kept in memory and still held here, so no sweep sends them again meanwhile.
+                log.warning("webhooks: attempts not recorded yet (%s); retrying", exc)
+                await asyncio.sleep(0.5)
+                self._wake.set()
+
+    async def _write_batch(self) -> None:
+        async with self._writing:
+            batch, self._done = self._done, []
+            if batch:
+                await self._write(batch)
+
+    async def _write(self, batch: list[Attempt]) -> None:
+        now = self.clock()
+        try:
+            async with self.pool.acquire() as conn, conn.transaction():
+                await store.record(conn, [outcomes.record_row(a, self.jitter) for a in batch])
+                failing = await store.track_failing(conn, outcomes.failing_rows(batch))
+                followers = await self._disable_failing(conn, failing, now)
+        except BaseException:
+            self._done = batch + self._done
+            raise
+        self._held.difference_update(a.job.delivery_id for a in batch)
+        if followers:
+            async with self.pool.acquire() as conn:
+                await self._admit(conn, followers)
+
+    async def _disable_failing(self, conn, failing: list[asyncpg.Record], now: datetime) -> list[asyncpg.Record]:
+        followers: list[asyncpg.Record] = []
+        for ep in failing:
+            if ep["status"] != "enabled" or ep["failing_since"] is None:
+                continue
+            if now - ep["failing_since"] < schedule.GIVE_UP_AFTER:
+                continue
+            disabled = await endpoints.disable_failing(conn, ep["endpoint_id"], now)
+            if disabled is not None:
+                event, merchant_id = disabled
+                log.warning("webhooks: endpoint %s disabled after failing since %s", ep["endpoint_id"], ep["failing_since"])
+                followers += await self._fan_out(conn, [(event, merchant_id, now)])
+        return followers
+

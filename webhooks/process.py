@@ -1,0 +1,56 @@
+"""The `webhooks` process: the dispatcher reading the events stream, and apscheduler driving its sweeps."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import redis.asyncio as aioredis
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from service import db
+from service.config import Settings
+from service.secrets import Vault, master_key
+from streams.names import Keys
+from webhooks import settings as webhook_settings
+from webhooks.dispatcher import GROUP, Dispatcher
+
+log = logging.getLogger(__name__)
+RECLAIM_EVERY_S = 10.0
+
+
+def _guarded(job):
+    """A sweep that fails (database restarting) is logged and simply runs again at its next tick."""
+    async def run() -> None:
+        try:
+            await job()
+        except asyncio.CancelledError:
+            pass  # shutting down mid-sweep: what it claimed is leased, and due again after the lease
+        except Exception as exc:
+            log.warning("webhooks: %s failed (%s); next tick retries", job.__name__, exc)
+    return run
+
+
+async def serve(settings: Settings, stop: asyncio.Event) -> None:
+    hooks = webhook_settings.load()
+    pool = await db.connect(settings.database_url, min_size=2, max_size=6)
+    redis = aioredis.Redis.from_url(settings.redis_url)
+    keys = Keys(settings.redis_prefix, settings.partitions)
+    dispatcher = Dispatcher(pool, redis, keys, Vault(master_key(settings.master_key, settings.data_dir)), hooks)
+    await dispatcher.start()
+    scheduler = AsyncIOScheduler()
+    scheduler.add_job(_guarded(dispatcher.sweep), "interval", seconds=hooks.sweep_interval_s, max_instances=1,
+                      coalesce=True, id="webhook-retries")
+    scheduler.add_job(_guarded(dispatcher.reclaim), "interval", seconds=RECLAIM_EVERY_S, max_instances=1,
+                      coalesce=True, id="webhook-reclaim")
+    scheduler.start()
+    print(f"webhooks: delivering events from {keys.events} (consumer group {GROUP}) to merchant endpoints", flush=True)
+    print(f"webhooks: {hooks.timeout_s:g} s per attempt, up to {hooks.per_endpoint} at once per endpoint;"
+          f" retries swept every {hooks.sweep_interval_s:g} s", flush=True)
+    try:
+        await dispatcher.run(stop)
+    finally:
+        scheduler.shutdown(wait=False)
+        await dispatcher.close()
+        await redis.aclose()
+        await pool.close()

@@ -1,0 +1,34 @@
+"""The dispatcher's knobs, read from WEBHOOK_* environment variables (defaults are the documented policy)."""
+
+from __future__ import annotations
+
+import os
+
+import msgspec
+
+
+class WebhookSettings(msgspec.Struct, frozen=True, kw_only=True):
+    timeout_s: float = 10.0
+    # An in-flight delivery is leased this long: longer than the timeout plus the time a delivery can
+    # wait in its endpoint's queue, so no live dispatcher ever sees its own delivery come due again.
+    lease_s: float = 60.0
+    per_endpoint: int = 16          # concurrent attempts to one endpoint; others' lanes are separate
+    batch: int = 500                # stream entries read, due deliveries claimed, outcomes written at once
+    sweep_interval_s: float = 1.0
+    reclaim_idle_ms: int = 30_000   # stream entries another consumer left unacknowledged this long are taken over
+
+
+_ENV = {
+    "timeout_s": "WEBHOOK_TIMEOUT_S",
+    "lease_s": "WEBHOOK_LEASE_S",
+    "per_endpoint": "WEBHOOK_PER_ENDPOINT",
+    "batch": "WEBHOOK_BATCH",
+    "sweep_interval_s": "WEBHOOK_SWEEP_INTERVAL_S",
+    "reclaim_idle_ms": "WEBHOOK_RECLAIM_IDLE_MS",
+}
+
+
+def load(environ: dict[str, str] | None = None) -> WebhookSettings:
+    env = os.environ if environ is None else environ
+    raw = {field: env[name] for field, name in _ENV.items() if env.get(name)}
+    return msgspec.convert(raw, WebhookSettings, strict=False)

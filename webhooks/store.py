@@ -1,0 +1,136 @@
+"""Deliveries in PostgreSQL: fan-out of events to endpoints, claims of due work, outcomes, disabling."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import asyncpg
+
+from webhooks.events import Envelope, encode
+
+# What a claimed delivery needs to be sent: its row and its endpoint's address and secrets.
+_JOB_COLUMNS = ("d.delivery_id, d.event_id, d.event_type, d.endpoint_id, d.livemode, d.payload, d.attempts,"
+                " d.round_attempts, d.round_started_at, e.url, e.secret_enc, e.previous_secret_enc,"
+                " e.previous_secret_expires_at")
+
+# Events become deliveries for every enabled endpoint of their merchant and mode that wants the
+# type and existed when the event happened; a second publication of an event adds nothing (at
+# least once upstream, deduplicated here by the event id). Deliveries to endpoints whose lane in
+# this process is full are left due for the sweep instead of claimed.
+_FAN_OUT = f"""
+WITH ev AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::timestamptz[], $6::bytea[])
+        AS ev(event_id, type, merchant_id, livemode, created_at, payload)
+), d AS (
+    INSERT INTO webhook_deliveries (delivery_id, event_id, endpoint_id, merchant_id, livemode, event_type, payload,
+                                    status, next_attempt_at, created_at)
+    SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), ev.event_id, e.endpoint_id, ev.merchant_id,
+           ev.livemode, ev.type, ev.payload, 'pending',
+           CASE WHEN e.endpoint_id = ANY($9::text[]) THEN $7::timestamptz ELSE $8::timestamptz END, $7
+    FROM ev JOIN webhook_endpoints e ON e.merchant_id = ev.merchant_id AND e.livemode = ev.livemode
+        AND e.status = 'enabled' AND e.deleted_at IS NULL
+        AND ('*' = ANY(e.enabled_events) OR ev.type = ANY(e.enabled_events))
+        AND ev.created_at >= date_trunc('second', e.created_at)
+    ON CONFLICT (event_id, endpoint_id) DO NOTHING
+    RETURNING *
+)
+SELECT {_JOB_COLUMNS} FROM d JOIN webhook_endpoints e USING (endpoint_id)
+WHERE NOT (d.endpoint_id = ANY($9::text[]))
+"""
+
+
+async def fan_out(conn: asyncpg.Connection, events: list[tuple[Envelope, str, datetime]], now: datetime,
+                  lease_until: datetime, busy: list[str]) -> list[asyncpg.Record]:
+    columns = list(zip(*[(e.id, e.type, merchant_id, e.livemode, at, encode(e)) for e, merchant_id, at in events]))
+    return await conn.fetch(_FAN_OUT, *columns, now, lease_until, busy)
+
+
+# Due deliveries of every endpoint but the busy ones ($4), or of one endpoint ($4 is then its id).
+_CLAIM = """
+WITH due AS (
+    SELECT d.delivery_id FROM webhook_deliveries d JOIN webhook_endpoints e USING (endpoint_id)
+    WHERE d.status = 'pending' AND d.next_attempt_at <= $1 AND e.status = 'enabled' AND e.deleted_at IS NULL
+      AND {which}
+    ORDER BY d.next_attempt_at LIMIT $3
+    FOR UPDATE OF d SKIP LOCKED
+)
+UPDATE webhook_deliveries d SET next_attempt_at = $2 FROM webhook_endpoints e
+-- = ANY(ARRAY(...)) keeps the primary-key lookups; a join with the CTE was planned as a full scan.
+WHERE d.delivery_id = ANY(ARRAY(SELECT delivery_id FROM due)) AND e.endpoint_id = d.endpoint_id
+RETURNING {columns}
+"""
+_CLAIM_ALL = _CLAIM.format(which="NOT (d.endpoint_id = ANY($4::text[]))", columns=_JOB_COLUMNS)
+_CLAIM_ONE = _CLAIM.format(which="d.endpoint_id = $4", columns=_JOB_COLUMNS)
+
+
+async def claim_due(conn: asyncpg.Connection, now: datetime, lease_until: datetime, limit: int,
+                    busy: list[str]) -> list[asyncpg.Record]:
+    """Lease due deliveries: until lease_until no other sweep takes them; after it, a crash is healed."""
+    return await conn.fetch(_CLAIM_ALL, now, lease_until, limit, busy)
+
+
+async def claim_due_of(conn: asyncpg.Connection, endpoint_id: str, now: datetime, lease_until: datetime,
+                       limit: int) -> list[asyncpg.Record]:
+    """The same for one endpoint whose lane has room (an index on (endpoint_id, next_attempt_at))."""
+    return await conn.fetch(_CLAIM_ONE, now, lease_until, limit, endpoint_id)
+
+
+# A delivery failed meanwhile (its endpoint was disabled) stays failed unless this attempt succeeded.
+_RECORD = """
+WITH r AS (
+    SELECT * FROM unnest($1::text[], $2::text[], $3::timestamptz[], $4::timestamptz[], $5::int[], $6::text[],
+                         $7::int[], $8::timestamptz[], $9::int[], $10::text[], $11::jsonb[], $12::int[], $13::text[],
+                         $14::bool[])
+        AS r(delivery_id, status, next_at, attempted_at, status_code, error, round_attempts, round_started_at,
+             number, url, request_headers, latency_ms, response_body, succeeded)
+), logged AS (
+    INSERT INTO webhook_attempts (delivery_id, number, url, request_headers, status_code, error, latency_ms,
+                                  response_body, succeeded, attempted_at)
+    SELECT delivery_id, number, url, request_headers, status_code, error, latency_ms, response_body, succeeded,
+           attempted_at FROM r
+)
+UPDATE webhook_deliveries d SET
+    status = CASE WHEN d.status = 'pending' OR r.succeeded THEN r.status ELSE d.status END,
+    next_attempt_at = CASE WHEN d.status = 'pending' AND r.status = 'pending' THEN r.next_at END,
+    attempts = d.attempts + 1, round_attempts = r.round_attempts, round_started_at = r.round_started_at,
+    last_attempt_at = r.attempted_at, last_status_code = r.status_code, last_error = r.error
+FROM r WHERE d.delivery_id = ANY($1::text[]) AND d.delivery_id = r.delivery_id  -- ANY: primary-key lookups
+"""
+
+
+async def record(conn: asyncpg.Connection, rows: list[tuple]) -> None:
+    await conn.execute(_RECORD, *[list(column) for column in zip(*rows)])
+
+
+# Per endpoint: whether any attempt of the batch succeeded, and the first failure after the last
+# success. An endpoint is failing from its first failure after a success until its next success.
+_FAILING = """
+UPDATE webhook_endpoints e SET failing_since = CASE
+        WHEN u.first_failure IS NULL THEN NULL
+        WHEN u.succeeded THEN u.first_failure
+        ELSE coalesce(e.failing_since, u.first_failure) END
+FROM unnest($1::text[], $2::bool[], $3::timestamptz[]) AS u(endpoint_id, succeeded, first_failure)
+WHERE e.endpoint_id = u.endpoint_id
+RETURNING e.endpoint_id, e.merchant_id, e.livemode, e.url, e.status, e.failing_since
+"""
+
+
+async def track_failing(conn: asyncpg.Connection, rows: list[tuple[str, bool, datetime | None]]) -> list[asyncpg.Record]:
+    return await conn.fetch(_FAILING, *[list(column) for column in zip(*rows)])
+
+
+async def fail_pending(conn: asyncpg.Connection, endpoint_id: str, why: str) -> None:
+    """A disabled or deleted endpoint gets no more attempts; redelivery brings them back once it is enabled."""
+    await conn.execute(
+        "UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL,"
+        " last_error = coalesce(last_error, $2) WHERE endpoint_id = $1 AND status = 'pending'",
+        endpoint_id, why,
+    )
+
+
+async def release(conn: asyncpg.Connection, delivery_ids: list[str], now: datetime) -> None:
+    """Give back claimed deliveries a dispatcher has no room for: due now, for whoever sweeps next."""
+    await conn.execute(
+        "UPDATE webhook_deliveries SET next_attempt_at = $2 WHERE delivery_id = ANY($1) AND status = 'pending'",
+        delivery_ids, now,
+    )
