@@ -1,0 +1,1 @@
+"""Browser end-to-end tests of the hosted checkout page and the SDK builds, in Debian's Chromium."""

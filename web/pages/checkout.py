@@ -1,0 +1,115 @@
+"""The checkout page `/c/{session_key}` and the status it polls at `/c/{session_key}/status`."""
+
+from __future__ import annotations
+
+import logging
+
+from aiohttp import web
+
+from chain_watchers import UnknownNetwork, unique_amounts
+from service import money
+from web import destinations
+from web.context import ctx
+from web.errors import ApiError
+from web.i18n import Translator
+from web.pages import params as page_params, qr, session
+from web.pages.quotes import Quote, accepted, quotes
+from web.pages.status import PAYABLE, status_json
+from web.pages.templating import render
+from web.render import respond
+
+log = logging.getLogger(__name__)
+POLL_MS = 2500
+# The messages the page's script needs after load; the rest are rendered on the server.
+SCRIPT_MESSAGES = (
+    "copied", "wallet_connected", "wallet_confirm", "wallet_failed", "wallet_switch", "wallet_sent",
+    "status_waiting", "status_confirming", "status_confirmations", "status_paid", "status_partially_paid",
+    "status_expired", "status_superseded", "status_canceled", "expires_in", "returning", "cancel",
+    "back_to_merchant", "amount_paid", "amount_due", "amount_received",
+)
+
+
+def required_confirmations(slug: str) -> int | None:
+    try:
+        return destinations.registry().network(slug).confirmations
+    except UnknownNetwork:
+        return None
+
+
+def error_page(t: Translator, params: page_params.PageParams, status: int, code: str, message: str) -> web.Response:
+    """A page that cannot be used tells a framing SDK so (SERVICE_ERROR) and the buyer in words."""
+    title, body = ("not_found_title", "not_found_body") if status == 404 else ("error_title", "error_body")
+    config = {"sdkMode": params.sdk_mode, "error": {"code": code, "message": message}}
+    return render("error.html", t, config, code=status, title=t(title), body=t(body))
+
+
+def _wallet_quote(q: Quote) -> dict:
+    return {"network": q.network, "networkName": q.network_name, "chainId": q.chain_id,
+            "transfer": {"to": q.token_address, "data": q.transfer_data} if q.transfer_data else None}
+
+
+async def page(request: web.Request) -> web.Response:
+    params = page_params.read(request)
+    t = Translator(params.locale)
+    try:
+        return await _page(request, params, t)
+    except web.HTTPException:
+        raise
+    except Exception:
+        log.exception("checkout page failed")
+        return error_page(t, params, 500, "server_error", "The checkout page could not be shown")
+
+
+async def _page(request: web.Request, params: page_params.PageParams, t: Translator) -> web.Response:
+    key = request.match_info["session_key"]
+    found = await session.load(ctx(request).pool, key)
+    if found is None:
+        return error_page(t, params, 404, "session_not_found", "No such session")
+    order, s = found.order, found.session
+    now = ctx(request).clock()
+    current = status_json(order, s, found.attempts, now, required_confirmations)
+    offered = []
+    if current["state"] in PAYABLE:
+        registry = destinations.registry()
+        # EVM and TRON transfers carry no reference: each session quotes an amount of its own there.
+        payable_on = accepted(registry, order.livemode, found.receive_addresses)
+        targets = {net.slug: address for net, address in payable_on if net.family in unique_amounts.FAMILIES}
+        amounts = await unique_amounts.assign(
+            ctx(request).pool, session_id=s.session_id, order_id=order.order_id, merchant_id=order.merchant_id,
+            livemode=order.livemode, due=order.residual, expires_at=s.expires_at, now=now, targets=targets)
+        offered = quotes(registry, order.livemode, found.receive_addresses, order.residual, s.session_id, amounts)
+    # SPEC 4.3: return_url stands in only where the session has no URL of its own.
+    success_url = s.success_url or params.return_url
+    cancel_url = s.cancel_url or params.return_url
+    config = {
+        "sdkMode": params.sdk_mode,
+        "sessionId": s.session_key,  # what the SDK calls sessionId
+        "statusUrl": f"/c/{key}/status",
+        "attemptsUrl": f"/c/{key}/payment-attempts",
+        "pollMs": POLL_MS,
+        "status": current,
+        "successUrl": success_url,
+        "cancelUrl": cancel_url,
+        "wallet": {"address": params.wallet_address, "chainId": params.wallet_chain_id},
+        "quotes": [_wallet_quote(q) for q in offered],
+        "messages": t.subset(SCRIPT_MESSAGES),
+    }
+    items = [{"name": i.name, "quantity": i.quantity, "amount": money.format(i.unit_amount * i.quantity)}
+             for i in order.line_items]
+    return render(
+        "checkout.html", t, config, params=params, status=current, payable=current["state"] in PAYABLE,
+        merchant_name=found.merchant_name, livemode=order.livemode, order_number=order.order_number,
+        items=items, total=money.format(order.amount_owed),
+        quotes=[(q, qr.svg(q.link, f"{q.symbol} {q.network_name}") if q.link else None) for q in offered],
+        cancel_url=cancel_url, can_cancel=params.framed or cancel_url is not None,
+    )
+
+
+async def status(request: web.Request) -> web.Response:
+    found = await session.load(ctx(request).pool, request.match_info["session_key"], with_merchant=False)
+    if found is None:
+        raise ApiError(404, "session_not_found", "No such checkout session.", "session_key")
+    answer = respond(status_json(found.order, found.session, found.attempts, ctx(request).clock(),
+                                 required_confirmations))
+    answer.headers["Cache-Control"] = "no-store"
+    return answer
