@@ -1,0 +1,27 @@
+"""Fixtures of the dashboard tests: the e2e suite's browser, context and page (Debian's Chromium, clipboard allowed
+on the app's origin), staff users of fresh merchants, and a cookie-keeping HTTP client."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.dashboard.support import SCREENSHOTS, Http, make_staff
+from tests.e2e.conftest import browser, context, page  # noqa: F401
+
+
+@pytest.fixture
+async def staff(stack):
+    return await make_staff(stack)
+
+
+@pytest.fixture
+async def http(stack):
+    client = Http(f"{stack.base_url}/dashboard")
+    yield client
+    await client.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots():
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS

@@ -1,0 +1,78 @@
+"""`service users create`, the stored hash (argon2id, never the password), and what a session row keeps."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import os
+import sys
+
+import pytest
+
+from service import users
+from web.dashboard.html import HEADERS
+
+CLI = [sys.executable, "-m", "service", "users", "create"]
+
+
+async def run(stack, *args: str, stdin: str | None = None) -> tuple[int, str, str]:
+    env = {**os.environ, "DATABASE_URL": stack.settings.database_url, "SERVICE_MASTER_KEY": stack.settings.master_key,
+           "SERVICE_DATA_DIR": stack.settings.data_dir}
+    process = await asyncio.create_subprocess_exec(*CLI, *args, env=env, stdin=asyncio.subprocess.PIPE,
+                                                   stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await process.communicate(stdin.encode() if stdin else None)
+    return process.returncode, out.decode(), err.decode()
+
+
+async def test_the_cli_creates_a_user_that_can_sign_in(stack, merchant):
+    code, out, err = await run(stack, "--merchant", merchant.merchant_id, "--email", "Owner@Example.com",
+                               "--password", "a long enough password", "--json")
+    assert code == 0, err
+    made = json.loads(out)
+    assert (made["merchant_id"], made["email"]) == (merchant.merchant_id, "owner@example.com")
+    stored = await stack.pool.fetchval("SELECT password_hash FROM staff_users WHERE user_id = $1", made["user_id"])
+    assert stored.startswith("$argon2id$") and "a long enough password" not in stored
+    user = await users.authenticate(stack.pool, "OWNER@example.com ", "a long enough password")
+    assert user is not None and user.merchant_id == merchant.merchant_id
+    assert await users.authenticate(stack.pool, "owner@example.com", "a long enough passwore") is None
+
+
+async def test_the_cli_asks_for_the_password_when_it_is_not_given(stack, merchant):
+    code, out, err = await run(stack, "--merchant", merchant.merchant_id, "--email", f"{merchant.merchant_id}@x.io",
+                               stdin="typed in twice!\ntyped in twice!\n")
+    assert code == 0, err
+    assert await users.authenticate(stack.pool, f"{merchant.merchant_id}@x.io", "typed in twice!") is not None
+
+
+@pytest.mark.parametrize(("email", "password", "why"), [
+    ("taken@example.com", "a long enough password", "exists already"),
+    ("not-an-email", "a long enough password", "is not an email address"),
+    ("short@example.com", "short", "10 to 1024 characters"),
+])
+async def test_the_cli_refuses_what_it_cannot_create(stack, merchant, email, password, why):
+    if why == "exists already":
+        await users.create(stack.pool, merchant.merchant_id, email, password)
+    code, _, err = await run(stack, "--merchant", merchant.merchant_id, "--email", email, "--password", password)
+    assert code == 1 and why in err
+
+
+async def test_the_cli_refuses_an_unknown_merchant(stack):
+    code, _, err = await run(stack, "--merchant", "mer_nope", "--email", "a@b.io", "--password", "long enough pw")
+    assert code == 1 and "no merchant mer_nope" in err
+
+
+async def test_a_session_row_keeps_the_cookies_hash_not_the_cookie(stack, staff, http):
+    await http.sign_in(staff)
+    [cookie] = [c for c in http.session.cookie_jar if c.key == "dash_session"]
+    stored = await stack.pool.fetchval(
+        "SELECT s.session_hash FROM dashboard_sessions s JOIN staff_users u USING (user_id) WHERE u.email = $1",
+        staff.email)
+    assert stored == hashlib.sha256(cookie.value.encode()).hexdigest()
+
+
+def test_dashboard_pages_forbid_framing_and_inline_scripts():
+    csp = HEADERS["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in csp and "frame-ancestors *" not in csp
+    assert "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert HEADERS["X-Frame-Options"] == "DENY" and HEADERS["Cache-Control"] == "no-store"

@@ -1,0 +1,92 @@
+"""What the dashboard shows of the chain layer and the event log: names, explorer links, payment links, summaries."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytoniq_core import Address
+
+from chain_watchers import InvalidAmount, Network, UnknownNetwork, UnknownToken, to_base_units
+from service import money
+from web import destinations
+from web.pages.quotes import network_name, shown_address
+
+# The event fields worth a glance in the timeline, in this order; amounts are micro-USD.
+_EVENT_FIELDS = ("amount", "amount_paid", "amount_due", "refund_id", "token", "new_token", "source", "network",
+                 "tx_hash", "reason", "customer_note")
+_AMOUNTS = {"amount", "amount_paid", "amount_due"}
+
+
+def network(slug: str) -> Network | None:
+    try:
+        return destinations.registry().network(slug)
+    except UnknownNetwork:
+        return None
+
+
+def name(slug: str) -> str:
+    return network_name(slug)
+
+
+def explorer(slug: str, tx_hash: str) -> str | None:
+    net = network(slug)
+    return net.explorer_url(tx_hash) if net else None
+
+
+def symbol(slug: str, token_address: str) -> str:
+    net = network(slug)
+    if net is None:
+        return token_address
+    try:
+        return destinations.adapter_class(net.family).stablecoin(net, token_address).symbol
+    except (UnknownToken, ValueError):
+        return token_address
+
+
+def destination_options(livemode: bool) -> list[dict[str, str]]:
+    """Every (network, stablecoin) of this mode for the refund form: testnets in test mode, mainnets in live."""
+    return [{"value": f"{net.slug}|{coin.address}", "label": f"{coin.symbol} on {name(net.slug)}"}
+            for net in destinations.registry().networks if net.testnet != livemode for coin in net.stablecoins]
+
+
+def receive_networks(livemode: bool) -> list[Network]:
+    return [net for net in destinations.registry().networks if net.testnet != livemode]
+
+
+def _token_shown(net: Network, token_address: str) -> str:
+    """TON jetton masters are stored raw (0:<hex>); wallets and explorers show them user-friendly and bounceable."""
+    if net.family != "ton":
+        return token_address
+    return Address(token_address).to_str(is_user_friendly=True, is_url_safe=True, is_bounceable=True,
+                                         is_test_only=net.testnet)
+
+
+def payout(slug: str, to_address: str, token_address: str, amount: int) -> dict[str, Any]:
+    """The transfer a refund asks the merchant to send: shown addresses, token units, and the wallet link (None on
+    TRON, whose wallets share no payment link standard, and wherever the amount or token cannot be expressed)."""
+    net = network(slug)
+    if net is None:
+        return {"family": None, "address": to_address, "token": token_address, "amount": money.format(amount),
+                "link": None}
+    adapter = destinations.adapter_class(net.family)(net, None)  # links and address forms need no client
+    link = None
+    try:
+        coin = adapter.stablecoin(net, token_address)
+        link = adapter.payment_link(to_address, token_address, to_base_units(money.format(amount), coin.decimals))
+    except (UnknownToken, InvalidAmount, ValueError):
+        pass
+    return {"family": net.family, "address": shown_address(net, to_address), "token": _token_shown(net, token_address),
+            "amount": money.format(amount), "link": link}
+
+
+def event_details(data: dict[str, Any]) -> list[tuple[str, str]]:
+    found = []
+    for key in _EVENT_FIELDS:
+        value = data.get(key)
+        if value is None or value == "":
+            continue
+        found.append((key.replace("_", " "), money.format(value) if key in _AMOUNTS else str(value)))
+    destination = data.get("destination")
+    if isinstance(destination, dict) and destination.get("refund_to_address"):
+        found.append(("to", destination["refund_to_address"]))
+    return found

@@ -1,0 +1,88 @@
+"""Every signed-in dashboard handler runs behind this: the session, CSRF, and the B2B caller identity it acts as."""
+
+from __future__ import annotations
+
+import functools
+import hmac
+from urllib.parse import urlencode
+
+import msgspec
+from aiohttp import web
+
+from service.merchants import ApiKey
+from web.context import CALLER, ctx
+from web.dashboard import keys, sessions, site
+from web.dashboard.html import error_page, problem
+from web.errors import ApiError, from_validation
+
+CSRF_HEADER = "X-CSRF-Token"
+_FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
+
+
+async def check_csrf(request: web.Request, expected: str) -> None:
+    """The form's token must be the session's (or the sign-in cookie's); a foreign Origin is refused outright."""
+    origin = request.headers.get("Origin")
+    if origin is not None and origin != site.origin(ctx(request).settings, request):
+        raise ApiError(403, "cross_origin_refused", "This form only accepts submissions from the dashboard itself.")
+    sent = request.headers.get(CSRF_HEADER)
+    if sent is None and request.content_type in _FORMS:
+        sent = (await request.post()).get("csrf")
+    if not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), expected.encode()):
+        raise ApiError(403, "csrf_token_invalid",
+                       "This form is stale or was not sent by the dashboard: reload the page and try again.")
+
+
+def signed_in(handler=None, *, json: bool = False):
+    """Wrap a handler: no session sends the browser to sign in; the caller is the user's merchant in the URL's mode.
+
+    `json` handlers (polled by scripts) answer their refusals as the API does instead of as a page.
+    """
+    if handler is None:
+        return functools.partial(signed_in, json=json)
+
+    @functools.wraps(handler)
+    async def guarded(request: web.Request) -> web.StreamResponse:
+        c = ctx(request)
+        session = await sessions.load(c.pool, request.cookies.get(sessions.COOKIE), c.clock())
+        if session is None:
+            if json:
+                raise ApiError(401, "signed_out", "Sign in to the dashboard again.")
+            # Back to the page after signing in; a form's action is no page to come back to.
+            query = f"?{urlencode({'next': request.path_qs})}" if request.method == "GET" else ""
+            raise web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin{query}")
+        request[keys.STAFF] = session
+        request[CALLER] = ApiKey(public_key=f"dashboard:{session.user_id}", merchant_id=session.merchant_id,
+                                 livemode=request.match_info.get("mode") == "live", secret="")
+        try:
+            if request.method != "GET":
+                await check_csrf(request, session.csrf_token)
+            elif not json:
+                flash = await sessions.take_flash(c.pool, session)
+                if flash:
+                    request[keys.FLASH] = flash
+            return await handler(request)
+        except ApiError as exc:
+            if json:
+                raise
+            return error_page(request, exc.status, problem(exc)["message"])
+
+    return guarded
+
+
+async def form(request: web.Request) -> dict[str, str]:
+    """The posted form's text fields; empty ones are left out (an empty field means "not given")."""
+    return {k: v.strip() for k, v in (await request.post()).items() if isinstance(v, str) and v.strip() and k != "csrf"}
+
+
+def convert(raw: dict, kind: type):
+    """A form as one of the API's body structs, so the same length and shape limits hold."""
+    try:
+        return msgspec.convert(raw, kind)
+    except msgspec.ValidationError as exc:
+        raise from_validation(exc) from None
+
+
+async def done(request: web.Request, location: str, message: str) -> web.HTTPSeeOther:
+    """After a change: a message for the next page and the redirect there (the raise is the caller's)."""
+    await sessions.flash(ctx(request).pool, request[keys.STAFF], message)
+    return web.HTTPSeeOther(location)

@@ -1,0 +1,87 @@
+"""The orders list (status filter, search, cursor pages) and the order page with everything that happened to it."""
+
+from __future__ import annotations
+
+import msgspec
+from aiohttp import web
+
+from actors.state import Order, OrderStatus
+from service import money
+from web import lookups
+from web.context import caller, ctx
+from web.dashboard import display
+from web.dashboard.guard import signed_in
+from web.dashboard.html import problem, render
+from web.errors import ApiError
+from web.pages import qr
+from web.pagination import Page
+from web.render import order_json, refund_json, token_json
+
+_decode_order = msgspec.json.Decoder(Order).decode
+
+
+def _search(q: str | None) -> tuple[int | None, str | None]:
+    """(order number, text): digits may be an order number or an external_ref; anything else is a ref or an id."""
+    if not q:
+        return None, None
+    return (int(q) if q.isdigit() and len(q) < 18 else None), q
+
+
+@signed_in
+async def orders_list(request: web.Request) -> web.Response:
+    api_key = caller(request)
+    page = Page(request, ("status", "q"))
+    status = page.filters["status"] or None
+    if status is not None and status not in OrderStatus.__members__:
+        raise ApiError(422, "invalid_status", f"No order status {status}.", "status")
+    number, text = _search((page.filters["q"] or "").strip()[:255])
+    after_at, after_id = page.before or (None, "")
+    rows = await ctx(request).pool.fetch(
+        "SELECT state, created_at, order_id FROM orders WHERE merchant_id = $1 AND livemode = $2"
+        " AND ($3::text IS NULL OR status = $3)"
+        " AND ($4::text IS NULL OR order_number = $5 OR external_ref = $4 OR order_id = $4)"
+        " AND ($6::timestamptz IS NULL OR (created_at, order_id) < ($6, $7))"
+        " ORDER BY created_at DESC, order_id DESC LIMIT $8",
+        api_key.merchant_id, api_key.livemode, status, text, number, after_at, after_id, page.limit + 1,
+    )
+    settings = ctx(request).settings
+    listed = page.answer([order_json(settings, _decode_order(r["state"])) for r in rows], rows,
+                         lambda r: (r["created_at"], r["order_id"]))
+    return render(request, "orders.html", orders=listed["data"], next_cursor=listed["next_cursor"],
+                  status=status or "", q=page.filters["q"] or "", statuses=list(OrderStatus.__members__),
+                  paged="cursor" in request.query)
+
+
+async def _timeline(request: web.Request, order_id: str) -> list[dict]:
+    rows = await ctx(request).pool.fetch(
+        "SELECT type, data, created_at FROM events WHERE order_id = $1 ORDER BY seq", order_id)
+    return [{"type": r["type"], "at": r["created_at"], "details": display.event_details(msgspec.json.decode(r["data"]))}
+            for r in rows]
+
+
+async def order_page(request: web.Request, order_id: str, *, code: int = 200, values: dict | None = None,
+                     error: ApiError | None = None, token: str | None = None) -> web.Response:
+    """The order page. With `values` the Issue Refund dialog opens on its form (and `error` beside the field it
+    names); with `token` it opens on that minted link, its copy button and its QR code."""
+    order = await lookups.order(request, order_id)
+    settings, now = ctx(request).settings, ctx(request).clock()
+    tokens = [token_json(settings, order, t, now) for t in order.tokens]
+    minted = next((t for t in tokens if t["token"] == token), None)
+    first = order.payments[0] if order.payments else None
+    return render(
+        request, "order.html", code=code, order=order_json(settings, order),
+        refunds=[refund_json(settings, order, r) for r in order.refunds], tokens=tokens,
+        timeline=await _timeline(request, order.order_id), display=display,
+        refundable=order.refundable, refundable_text=money.format(order.refundable),
+        destinations=display.destination_options(order.livemode),
+        dialog="link" if minted else ("form" if values is not None else None),
+        values={"action": "execute", "destination": f"{first.network}|{first.token_address}" if first else "",
+                **(values or {})},
+        error=problem(error),
+        minted=minted, minted_qr=qr.svg(minted["refund_url"], "QR code of the refund link") if minted else None,
+    )
+
+
+@signed_in
+async def order(request: web.Request) -> web.Response:
+    return await order_page(request, request.match_info["order_id"])

@@ -1,0 +1,56 @@
+"""The dashboard's routes under its prefix; `{mode}` (test or live) picks which of the merchant's data is seen."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from service.config import Settings
+from web.dashboard import issue, keys, orders, payout, review, settings, signin, site, webhooks
+from web.dashboard.html import error_page
+
+MODE = "/{mode:test|live}"
+
+
+async def home(request: web.Request) -> web.Response:
+    raise web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin")
+
+
+async def not_found(request: web.Request) -> web.Response:
+    return error_page(request, 404, "There is no such page in the dashboard.")
+
+
+ROUTES = [
+    ("GET", "", home),
+    ("GET", "/", home),
+    ("GET", "/signin", signin.signin_page),
+    ("POST", "/signin", signin.signin),
+    ("POST", "/signout", signin.signout),
+    ("GET", MODE + "/orders", orders.orders_list),
+    ("GET", MODE + "/orders/{order_id}", orders.order),
+    ("GET", MODE + "/orders/{order_id}/refund", issue.dialog),
+    ("POST", MODE + "/orders/{order_id}/refund", issue.issue),
+    ("GET", MODE + "/refund-requests/{token}", issue.minted_link),
+    ("POST", MODE + "/refund-requests/{token}/cancel", review.cancel_token),
+    ("POST", MODE + "/refund-requests/{token}/renewal/approve", review.approve_renewal),
+    ("GET", MODE + "/refunds/{refund_id}", payout.refund_screen),
+    ("GET", MODE + "/refunds/{refund_id}/progress", payout.refund_progress),
+    ("POST", MODE + "/refunds/{refund_id}/submit-tx", payout.submit_tx),
+    ("POST", MODE + "/refunds/{refund_id}/approve", payout.approve),
+    ("POST", MODE + "/refunds/{refund_id}/reject", payout.reject),
+    ("GET", MODE + "/review", review.queues),
+    ("GET", MODE + "/settings", settings.settings_page),
+    ("POST", MODE + "/settings/refunds", settings.save_refunds),
+    ("POST", MODE + "/settings/addresses", settings.save_addresses),
+    ("POST", MODE + "/settings/api-key", settings.roll_key),
+    ("POST", MODE + "/webhooks/{endpoint_id}/redeliver", webhooks.redeliver),
+    ("GET", "/{tail:.*}", not_found),
+]
+
+
+def add_routes(app: web.Application, config: Settings) -> None:
+    """Mount the dashboard on the app at DASHBOARD_URL's path (/dashboard unless it names one)."""
+    prefix = site.prefix(config)
+    app[keys.PREFIX] = prefix
+    app[keys.SECURE] = site.secure_cookies(config)
+    for method, path, handler in ROUTES:
+        app.router.add_route(method, prefix + path, handler)

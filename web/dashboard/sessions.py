@@ -1,0 +1,79 @@
+"""Server-side dashboard sessions: a random id in an HttpOnly cookie, its hash and the CSRF token in PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+from datetime import datetime, timedelta
+
+import asyncpg
+import msgspec
+from aiohttp import web
+
+from service.users import StaffUser
+
+COOKIE = "dash_session"
+LIFETIME = timedelta(hours=12)  # a working day; then the user signs in again
+
+
+class Session(msgspec.Struct, frozen=True, kw_only=True):
+    session_hash: str
+    user_id: str
+    email: str
+    merchant_id: str
+    merchant_name: str
+    csrf_token: str
+    flash: str | None = None
+
+
+def _hash(raw: str) -> str:
+    return hashlib.sha256(raw.encode()).hexdigest()
+
+
+async def start(pool: asyncpg.Pool, user: StaffUser, now: datetime) -> str:
+    """A new session for the user; returns the cookie value, which is never stored."""
+    raw = secrets.token_urlsafe(32)
+    async with pool.acquire() as conn, conn.transaction():
+        await conn.execute("DELETE FROM dashboard_sessions WHERE user_id = $1 AND expires_at <= $2", user.user_id, now)
+        await conn.execute(
+            "INSERT INTO dashboard_sessions (session_hash, user_id, csrf_token, created_at, expires_at)"
+            " VALUES ($1, $2, $3, $4, $5)",
+            _hash(raw), user.user_id, secrets.token_urlsafe(32), now, now + LIFETIME,
+        )
+        await conn.execute("UPDATE staff_users SET signed_in_at = $2 WHERE user_id = $1", user.user_id, now)
+    return raw
+
+
+async def load(pool: asyncpg.Pool, raw: str | None, now: datetime) -> Session | None:
+    if not raw or len(raw) > 100:
+        return None
+    row = await pool.fetchrow(
+        "SELECT s.session_hash, s.user_id, u.email, u.merchant_id, m.name AS merchant_name, s.csrf_token, s.flash"
+        " FROM dashboard_sessions s JOIN staff_users u USING (user_id) JOIN merchants m USING (merchant_id)"
+        " WHERE s.session_hash = $1 AND s.expires_at > $2",
+        _hash(raw), now,
+    )
+    return Session(**dict(row)) if row else None
+
+
+async def end(pool: asyncpg.Pool, session: Session) -> None:
+    await pool.execute("DELETE FROM dashboard_sessions WHERE session_hash = $1", session.session_hash)
+
+
+async def flash(pool: asyncpg.Pool, session: Session, message: str) -> None:
+    """A message for the next page the user sees (after a redirect), shown once."""
+    await pool.execute("UPDATE dashboard_sessions SET flash = $2 WHERE session_hash = $1",
+                       session.session_hash, message)
+
+
+async def take_flash(pool: asyncpg.Pool, session: Session) -> str | None:
+    if session.flash is None:
+        return None
+    return await pool.fetchval("UPDATE dashboard_sessions SET flash = NULL WHERE session_hash = $1"
+                               " AND flash IS NOT NULL RETURNING $2::text", session.session_hash, session.flash)
+
+
+def set_cookie(response: web.StreamResponse, name: str, value: str, path: str, secure: bool,
+               max_age: int | None = None) -> None:
+    # Lax, not Strict: a link from an email to an order page must arrive signed in; forms carry a CSRF token.
+    response.set_cookie(name, value, path=path, secure=secure, httponly=True, samesite="Lax", max_age=max_age)

@@ -1,0 +1,79 @@
+"""Settings: auto-approval of customer refunds, receive addresses of this mode's networks, and the API key."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from service import merchants
+from web import bodies
+from web.context import caller, ctx
+from web.dashboard import display, webhooks
+from web.dashboard.guard import convert, done, signed_in
+from web.dashboard.html import problem, render
+from web.errors import ApiError
+from web.views import settings as settings_views
+
+ADDRESS_FIELD = "address."  # + network slug: one labelled field per network of the mode
+
+
+async def _api_key(request: web.Request) -> dict | None:
+    api_key = caller(request)
+    row = await ctx(request).pool.fetchrow(
+        "SELECT public_key, created_at, rolled_at FROM api_keys WHERE merchant_id = $1 AND livemode = $2"
+        " ORDER BY created_at LIMIT 1", api_key.merchant_id, api_key.livemode)
+    return dict(row) if row else None
+
+
+async def page(request: web.Request, code: int = 200, error: ApiError | None = None, values: dict | None = None,
+               secret_key: str | None = None) -> web.Response:
+    api_key = caller(request)
+    current = await merchants.settings(ctx(request).pool, api_key.merchant_id)
+    return render(
+        request, "settings.html", code=code, auto_approve=current.auto_approve_customer_refunds,
+        addresses={**current.receive_addresses, **(values or {})},
+        networks=[(net, display.name(net.slug)) for net in display.receive_networks(api_key.livemode)],
+        error=problem(error),
+        api_key=await _api_key(request), secret_key=secret_key,
+        webhooks=await webhooks.endpoints_with_deliveries(request),
+    )
+
+
+@signed_in
+async def settings_page(request: web.Request) -> web.Response:
+    return await page(request)
+
+
+@signed_in
+async def save_refunds(request: web.Request) -> web.Response:
+    posted = await request.post()
+    change = convert({"auto_approve_customer_refunds": posted.get("auto_approve") == "on"}, bodies.SettingsIn)
+    await settings_views.apply_change(request, caller(request).merchant_id, change)
+    raise await done(request, request.path.removesuffix("/refunds"), "Customer refund setting saved.")
+
+
+@signed_in
+async def save_addresses(request: web.Request) -> web.Response:
+    """Every network of the mode at once: a field left empty removes that network's address."""
+    posted = await request.post()
+    sent = {name.removeprefix(ADDRESS_FIELD): str(value).strip() for name, value in posted.items()
+            if name.startswith(ADDRESS_FIELD)}
+    shown = {net.slug for net in display.receive_networks(caller(request).livemode)}
+    change = convert({"receive_addresses": {slug: value or None for slug, value in sent.items() if slug in shown}},
+                     bodies.SettingsIn)
+    try:
+        await settings_views.apply_change(request, caller(request).merchant_id, change)
+    except ApiError as exc:
+        if exc.status >= 500:
+            raise
+        return await page(request, exc.status, exc, {slug: value for slug, value in sent.items() if slug in shown})
+    raise await done(request, request.path.removesuffix("/addresses"), "Receive addresses saved.")
+
+
+@signed_in
+async def roll_key(request: web.Request) -> web.Response:
+    """A new secret key, shown in this answer only; the old one stops working within seconds (web.auth's cache)."""
+    api_key, c = caller(request), ctx(request)
+    have = await _api_key(request)
+    change = merchants.roll if have else merchants.add_key
+    pair = await change(c.pool, c.vault, api_key.merchant_id, api_key.livemode)
+    return await page(request, secret_key=pair.secret_key)

@@ -1,0 +1,118 @@
+"""Sign in and out; failed sign-ins are counted per email and per IP in Redis, and refused past a limit."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+
+from aiohttp import web
+
+from service import users
+from web.context import Context, ctx
+from web.dashboard import keys, sessions
+from web.dashboard.guard import check_csrf, signed_in
+from web.dashboard.html import render
+from web.errors import ApiError
+
+SIGNIN_COOKIE = "dash_signin"  # a nonce the sign-in form's CSRF token is bound to, before any session exists
+WINDOW_S = 900
+MAX_FAILURES_PER_EMAIL = 5  # guessing one account's password
+MAX_FAILURES_PER_IP = 30  # one address trying many accounts; an office behind one NAT still gets through
+_COUNT = """
+local n = redis.call('incr', KEYS[1])
+if n == 1 then redis.call('expire', KEYS[1], ARGV[1]) end
+return n
+"""
+
+
+def _limits(c: Context, email: str, ip: str) -> list[tuple[str, int]]:
+    return [(c.keys.signin_attempts_email(email), MAX_FAILURES_PER_EMAIL),
+            (c.keys.signin_attempts_ip(ip), MAX_FAILURES_PER_IP)]
+
+
+async def _wait_s(c: Context, email: str, ip: str) -> int | None:
+    """Seconds until sign-in is allowed again, or None when it is allowed now."""
+    for key, limit in _limits(c, email, ip):
+        count = await c.redis.get(key)
+        if count is not None and int(count) >= limit:
+            return max(await c.redis.ttl(key), 1)
+    return None
+
+
+async def _count_failure(c: Context, email: str, ip: str) -> None:
+    for key, _ in _limits(c, email, ip):  # one key a call: the two may sit in different Redis Cluster slots
+        await c.redis.eval(_COUNT, 1, key, WINDOW_S)
+
+
+def _signin_token(request: web.Request, nonce: str) -> str:
+    return hmac.new(ctx(request).vault_key, f"dashboard-signin:{nonce}".encode(), hashlib.sha256).hexdigest()
+
+
+def _next(request: web.Request, wanted: str | None) -> str | None:
+    """Only a path inside the dashboard: a sign-in link must never send anyone elsewhere."""
+    prefix = request.app[keys.PREFIX]
+    return wanted if wanted and wanted.startswith(prefix + "/") and "\\" not in wanted else None
+
+
+async def _landing(request: web.Request, user_merchant_id: str) -> str:
+    """Live mode for a merchant that has a live key, test mode otherwise."""
+    live = await ctx(request).pool.fetchval(
+        "SELECT true FROM api_keys WHERE merchant_id = $1 AND livemode LIMIT 1", user_merchant_id)
+    return f"{request.app[keys.PREFIX]}/{'live' if live else 'test'}/orders"
+
+
+def _form(request: web.Request, nonce: str, code: int = 200, error: str | None = None, email: str = "",
+          next_path: str | None = None) -> web.Response:
+    response = render(request, "signin.html", code=code, error=error, email=email,
+                      signin_csrf=_signin_token(request, nonce), next_path=next_path or "")
+    sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[keys.PREFIX], request.app[keys.SECURE])
+    return response
+
+
+async def signin_page(request: web.Request) -> web.Response:
+    c = ctx(request)
+    session = await sessions.load(c.pool, request.cookies.get(sessions.COOKIE), c.clock())
+    if session is not None:
+        wanted = _next(request, request.query.get("next"))
+        raise web.HTTPSeeOther(wanted or await _landing(request, session.merchant_id))
+    nonce = request.cookies.get(SIGNIN_COOKIE) or secrets.token_urlsafe(24)
+    return _form(request, nonce, next_path=_next(request, request.query.get("next")))
+
+
+async def signin(request: web.Request) -> web.Response:
+    c = ctx(request)
+    nonce = request.cookies.get(SIGNIN_COOKIE, "")
+    try:
+        await check_csrf(request, _signin_token(request, nonce) if nonce else secrets.token_hex(32))
+    except ApiError as exc:
+        return _form(request, nonce or secrets.token_urlsafe(24), 403, exc.message)
+    posted = await request.post()
+    email = users.normal_email(str(posted.get("email", "")))[:320]
+    password = str(posted.get("password", ""))
+    next_path = _next(request, str(posted.get("next", "")))
+    ip = request.remote or "unknown"
+    wait = await _wait_s(c, email, ip)
+    if wait is not None:
+        response = _form(request, nonce, 429, f"Too many failed sign-ins. Try again in {(wait + 59) // 60} minutes.",
+                         email, next_path)
+        response.headers["Retry-After"] = str(wait)
+        return response
+    user = await users.authenticate(c.pool, email, password) if email and password else None
+    if user is None:
+        await _count_failure(c, email, ip)
+        return _form(request, nonce, 401, "The email or the password is wrong.", email, next_path)
+    await c.redis.delete(c.keys.signin_attempts_email(email))
+    raw = await sessions.start(c.pool, user, c.clock())
+    redirect = web.HTTPSeeOther(next_path or await _landing(request, user.merchant_id))
+    sessions.set_cookie(redirect, sessions.COOKIE, raw, request.app[keys.PREFIX], request.app[keys.SECURE],
+                        max_age=int(sessions.LIFETIME.total_seconds()))
+    raise redirect
+
+
+@signed_in
+async def signout(request: web.Request) -> web.StreamResponse:
+    await sessions.end(ctx(request).pool, request[keys.STAFF])
+    redirect = web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin")
+    redirect.del_cookie(sessions.COOKIE, path=request.app[keys.PREFIX])
+    raise redirect
