@@ -1,0 +1,1 @@
+"""Order actors: pure transitions, their persistence and the worker runtime."""

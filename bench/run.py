@@ -1,0 +1,186 @@
+"""Quick-session creation through the whole pipeline (web, stream, actor, PostgreSQL, reply),
+beside the bare baseline (bench/baseline.py), measured in the same run on the same machine.
+
+    python bench/run.py --concurrency 64 --seconds 15 --workers 2
+
+Prints requests/s, p50, p99 and peak RSS per process for both. The load comes from wrk
+(`apt-get install wrk`) replaying pre-signed requests, so the load generator costs little CPU.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import re
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+import asyncpg
+import psutil
+from cryptography.fernet import Fernet
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from service import db, merchants  # noqa: E402
+from service.secrets import Vault  # noqa: E402
+from web.signing import sign  # noqa: E402
+
+PATH = "/b2b/v1/checkout-sessions/quick"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def wait_http(url: str, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    async with aiohttp.ClientSession() as http:
+        while time.monotonic() < deadline:
+            try:
+                async with http.get(url) as resp:
+                    if resp.status < 500:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.2)
+    raise RuntimeError(f"{url} did not come up")
+
+
+class RssSampler:
+    """Peak RSS of each process during the run, and the CPU seconds each spent in it."""
+
+    def __init__(self, procs: dict[str, subprocess.Popen]):
+        self.procs = {name: psutil.Process(p.pid) for name, p in procs.items()}
+        self.peak = {name: 0 for name in procs}
+        self.cpu_start = {name: self._cpu(p) for name, p in self.procs.items()}
+
+    @staticmethod
+    def _cpu(proc: psutil.Process) -> float:
+        times = proc.cpu_times()
+        return times.user + times.system
+
+    def cpu_used(self) -> dict[str, float]:
+        return {name: self._cpu(p) - self.cpu_start[name] for name, p in self.procs.items()}
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            for name, proc in self.procs.items():
+                try:
+                    self.peak[name] = max(self.peak[name], proc.memory_info().rss)
+                except psutil.Error:
+                    pass
+            await asyncio.sleep(0.2)
+
+
+def write_requests(path: Path, count: int, pair, tag: str) -> None:
+    """Pre-signed requests, each with its own body, so wrk (not Python) generates the load."""
+    ts = str(int(time.time()))
+    with path.open("w") as out:
+        for i in range(count):
+            body = json.dumps({"amount": "10.00", "external_ref": f"bench-{tag}-{i}"})
+            out.write(f"{ts}\t{sign(pair.secret_key, 'POST', PATH, ts, body.encode())}\t{body}\n")
+
+
+def _ms(text: str) -> float:
+    value, unit = re.match(r"([\d.]+)(us|ms|s)", text).groups()
+    return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+async def load(base_url: str, pair, args, seconds: float, tag: str) -> dict:
+    requests = Path(args.workdir) / f"requests-{tag}.tsv"
+    write_requests(requests, int(seconds * args.max_rate), pair, tag)
+    env = dict(os.environ, REQUESTS_FILE=str(requests), WRK_THREADS=str(args.threads), PUBLIC_KEY=pair.public_key,
+               REQUEST_PATH=PATH)
+    proc = await asyncio.create_subprocess_exec(
+        "wrk", f"-t{args.threads}", f"-c{args.concurrency}", f"-d{int(seconds)}s", "--latency",
+        "-s", str(ROOT / "bench" / "signed.lua"), base_url, env=env, stdout=asyncio.subprocess.PIPE)
+    out = (await proc.communicate())[0].decode()
+    requests.unlink()
+    latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", out, re.M))
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+            "p50_ms": _ms(latency["50"]), "p99_ms": _ms(latency["99"]),
+            "errors": int(errors.group(1)) if errors else 0}
+
+
+async def measure(name, procs, url, pair, args) -> dict:
+    await wait_http(url)
+    await load(url, pair, args, 2, f"{name}-warm")
+    stop = asyncio.Event()
+    sampler = RssSampler(procs)
+    sampling = asyncio.create_task(sampler.run(stop))
+    result = await load(url, pair, args, args.seconds, name)
+    stop.set()
+    await sampling
+    result["peak_rss_mb"] = {k: round(v / 2**20, 1) for k, v in sampler.peak.items()}
+    served = max(result["rps"] * args.seconds, 1)
+    result["cpu_ms_per_request"] = {k: round(1000 * v / served, 3) for k, v in sampler.cpu_used().items()}
+    print(f"{name:>9}: {result['rps']:8.0f} req/s  p50 {result['p50_ms']:6.1f} ms  p99 {result['p99_ms']:6.1f} ms"
+          f"  errors {result['errors']}  peak RSS MB {result['peak_rss_mb']}"
+          f"  CPU ms/request {result['cpu_ms_per_request']}", flush=True)
+    return result
+
+
+async def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--workers", type=int, default=1, help="actor worker processes")
+    parser.add_argument("--threads", type=int, default=2, help="wrk threads")
+    parser.add_argument("--max-rate", type=int, default=15000, help="requests signed per second of run")
+    parser.add_argument("--workdir", default="/tmp")
+    parser.add_argument("--admin-url", default=os.environ.get("BENCH_DATABASE_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"))
+    parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0"))
+    args = parser.parse_args()
+
+    run = secrets.token_hex(3)
+    name = f"svc_bench_{run}"
+    admin = await asyncpg.connect(args.admin_url)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    database_url = args.admin_url.rsplit("/", 1)[0] + "/" + name
+    master = Fernet.generate_key().decode()
+    procs: list[subprocess.Popen] = []
+    try:
+        await db.migrate(database_url)
+        pool = await db.connect(database_url, min_size=1, max_size=2)
+        pair = await merchants.create(pool, Vault(master.encode()), "Bench")
+        await pool.close()
+
+        env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=args.redis_url, REDIS_PREFIX=f"bench{run}:",
+                   SERVICE_MASTER_KEY=master, LOG_LEVEL="WARNING")
+        base_port, pipe_port = free_port(), free_port()
+        baseline = subprocess.Popen([sys.executable, str(ROOT / "bench" / "baseline.py"), "--port", str(base_port)], env=env)
+        procs.append(baseline)
+        print(f"load: wrk, {args.concurrency} connections, {args.seconds:.0f} s each, one machine", flush=True)
+        base = await measure("baseline", {"baseline": baseline}, f"http://127.0.0.1:{base_port}", pair, args)
+        baseline.terminate()
+        baseline.wait()
+
+        pipeline = {"web": subprocess.Popen([sys.executable, "-m", "service", "web", "--port", str(pipe_port)], env=env, cwd=ROOT)}
+        for n in range(args.workers):
+            pipeline[f"actors{n + 1}"] = subprocess.Popen([sys.executable, "-m", "service", "actors"], env=env, cwd=ROOT)
+        procs += pipeline.values()
+        await asyncio.sleep(1.5)  # leases
+        full = await measure("pipeline", pipeline, f"http://127.0.0.1:{pipe_port}", pair, args)
+        print(f"pipeline / baseline throughput: {full['rps'] / base['rps']:.2f}", flush=True)
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.terminate()
+                proc.wait(10)
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())

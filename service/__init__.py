@@ -1,0 +1,1 @@
+"""Process entry points, configuration and shared plumbing of the service."""

@@ -1,0 +1,237 @@
+"""The `service` command: run processes, migrate, manage merchants and keys, replay an order."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from service import config, db, merchants
+from service.secrets import Vault, master_key
+
+FAMILIES = ("evm", "solana", "tron", "ton")  # chain_watchers.runner.FAMILIES, without importing the chain layer here
+
+
+def _settings(args) -> config.Settings:
+    overrides = {"port": args.port} if getattr(args, "port", None) else {}
+    return config.load(**overrides)
+
+
+def _with_database(settings: config.Settings) -> config.Settings:
+    """The configured database, or the embedded one in the data folder."""
+    if settings.database_url:
+        return settings
+    from service.embedded import start_postgres
+
+    _server, uri = start_postgres(Path(settings.data_dir).resolve())
+    return config.load(database_url=uri)
+
+
+async def _with_pool(settings: config.Settings, work):
+    await db.migrate(settings.database_url)
+    pool = await db.connect(settings.database_url, min_size=1, max_size=2)
+    try:
+        return await work(pool, Vault(master_key(settings.master_key, settings.data_dir)))
+    finally:
+        await pool.close()
+
+
+def _print(value, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(value, indent=2))
+    elif isinstance(value, list):
+        for row in value:
+            print("  ".join(str(v) for v in row.values()))
+    else:
+        for key, val in value.items():
+            print(f"{key}: {val}")
+
+
+def cmd_merchants(args) -> int:
+    settings = _with_database(_settings(args))
+    if args.action == "create":
+        pair = asyncio.run(_with_pool(settings, lambda pool, vault: merchants.create(pool, vault, args.name, args.live)))
+        _print({"merchant_id": pair.merchant_id, "public_key": pair.public_key, "secret_key": pair.secret_key}, args.json)
+        if not args.json:
+            print("The secret key is shown once; store it now.", file=sys.stderr)
+    else:
+        _print(asyncio.run(_with_pool(settings, lambda pool, vault: merchants.list_all(pool))), args.json)
+    return 0
+
+
+def cmd_keys(args) -> int:
+    settings = _with_database(_settings(args))
+    change = merchants.roll if args.action == "roll" else merchants.add_key
+    pair = asyncio.run(_with_pool(settings, lambda pool, vault: change(pool, vault, args.merchant_id, args.live)))
+    if pair is None:
+        print(f"merchant {args.merchant_id} has no {'live' if args.live else 'test'} key", file=sys.stderr)
+        return 1
+    _print({"merchant_id": pair.merchant_id, "public_key": pair.public_key, "secret_key": pair.secret_key}, args.json)
+    return 0
+
+
+def cmd_users(args) -> int:
+    from getpass import getpass
+
+    from service import users
+
+    password = args.password
+    if password is None:
+        password = getpass("Password: ")
+        if getpass("Password again: ") != password:
+            print("the passwords differ", file=sys.stderr)
+            return 1
+    settings = _with_database(_settings(args))
+    try:
+        user = asyncio.run(_with_pool(settings,
+                                      lambda pool, vault: users.create(pool, args.merchant, args.email, password)))
+    except users.UserError as exc:
+        print(f"not created: {exc}", file=sys.stderr)
+        return 1
+    _print({"user_id": user.user_id, "merchant_id": user.merchant_id, "email": user.email}, args.json)
+    return 0
+
+
+def cmd_db(args) -> int:
+    settings = _with_database(_settings(args))
+    applied = asyncio.run(db.migrate(settings.database_url))
+    print("applied: " + (", ".join(applied) if applied else "nothing, schema is current"))
+    return 0
+
+
+def cmd_replay(args) -> int:
+    from service.replay import replay_order
+
+    settings = _with_database(_settings(args))
+    report = asyncio.run(replay_order(settings.database_url, args.order_id))
+    print(json.dumps(report, indent=2))
+    return 0 if report.get("matches") else 1
+
+
+def cmd_process(args) -> int:
+    from service import processes
+
+    settings = _settings(args)
+    if not settings.database_url or not settings.redis_url:
+        print("DATABASE_URL and REDIS_URL must be set (or use `service dev`).", file=sys.stderr)
+        return 2
+    {"web": processes.run_web, "actors": processes.run_actors, "scheduler": processes.run_scheduler,
+     "webhooks": processes.run_webhooks,
+     "watch": lambda s: processes.run_watch(s, args.family)}[args.command](settings)
+    return 0
+
+
+def cmd_dev(args) -> int:
+    """Everything in one process tree; embedded PostgreSQL and Redis unless URLs are configured."""
+    settings = _settings(args)
+    data_dir = Path(settings.data_dir).resolve()
+    env = dict(os.environ, PORT=str(settings.port), SERVICE_DATA_DIR=str(data_dir))
+    keep = []
+    if not settings.database_url:
+        from service.embedded import start_postgres
+
+        server, env["DATABASE_URL"] = start_postgres(data_dir)
+        keep.append(server)
+    if not settings.redis_url:
+        from service.embedded import start_redis
+
+        server, env["REDIS_URL"] = start_redis(data_dir)
+        keep.append(server)
+    print("dev: " + asyncio.run(_migrate_report(env["DATABASE_URL"])), flush=True)
+    master_key(settings.master_key, str(data_dir))
+    watchers = [f"watch --family {family}" for family in FAMILIES]
+    children = [
+        subprocess.Popen([sys.executable, "-m", "service", *name.split()], env=env)
+        for name in ["web"] + ["actors"] * args.workers + ["scheduler", "webhooks"] + watchers
+    ]
+    print(f"dev: dashboard and API base {settings.public_base()}  (Ctrl-C stops everything)", flush=True)
+    stop = {"now": False}
+
+    def _stop(*_):
+        stop["now"] = True
+
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        while not stop["now"] and all(c.poll() is None for c in children):
+            time.sleep(0.5)
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.terminate()
+        for child in children:
+            child.wait(timeout=15)
+    return 0
+
+
+async def _migrate_report(url: str) -> str:
+    applied = await db.migrate(url)
+    return "migrations applied: " + (", ".join(applied) if applied else "none needed")
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="service", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+
+    dev = sub.add_parser("dev", help="run web, actors, scheduler, webhooks and chain watchers on embedded defaults")
+    dev.add_argument("--port", type=int)
+    dev.add_argument("--workers", type=int, default=1, help="actor worker processes")
+    dev.set_defaults(run=cmd_dev)
+    for name in ("web", "actors", "scheduler"):
+        proc = sub.add_parser(name, help=f"run the {name} process")
+        proc.add_argument("--port", type=int)
+        proc.set_defaults(run=cmd_process)
+    sub.add_parser("webhooks", help="run the webhooks dispatcher (no HTTP port)").set_defaults(run=cmd_process)
+    watch = sub.add_parser("watch", help="run the chain watcher of one family (no HTTP port)")
+    watch.add_argument("--family", required=True, choices=FAMILIES)
+    watch.set_defaults(run=cmd_process)
+
+    database = sub.add_parser("db", help="database schema")
+    database.add_argument("action", choices=["migrate"])
+    database.set_defaults(run=cmd_db)
+
+    mer = sub.add_parser("merchants", help="create and list merchants")
+    mer_sub = mer.add_subparsers(dest="action", required=True)
+    create = mer_sub.add_parser("create")
+    create.add_argument("--name", required=True)
+    create.add_argument("--live", action="store_true", help="make pk_live_/sk_live_ keys")
+    create.add_argument("--json", action="store_true")
+    listing = mer_sub.add_parser("list")
+    listing.add_argument("--json", action="store_true")
+    mer.set_defaults(run=cmd_merchants)
+
+    keys = sub.add_parser("keys", help="API keys")
+    keys_sub = keys.add_subparsers(dest="action", required=True)
+    for action, text in (("roll", "replace a secret key"), ("create", "add a key pair of a mode")):
+        k = keys_sub.add_parser(action, help=text)
+        k.add_argument("merchant_id")
+        k.add_argument("--live", action="store_true")
+        k.add_argument("--json", action="store_true")
+    keys.set_defaults(run=cmd_keys)
+
+    usr = sub.add_parser("users", help="dashboard staff users")
+    usr_sub = usr.add_subparsers(dest="action", required=True)
+    new_user = usr_sub.add_parser("create", help="a user who signs in to the dashboard of one merchant")
+    new_user.add_argument("--merchant", required=True, metavar="MERCHANT_ID")
+    new_user.add_argument("--email", required=True)
+    new_user.add_argument("--password", help="asked for (twice, not echoed) when left out")
+    new_user.add_argument("--json", action="store_true")
+    usr.set_defaults(run=cmd_users)
+
+    rep = sub.add_parser("replay", help="rebuild an order from its events and compare with the stored state")
+    rep.add_argument("order_id")
+    rep.set_defaults(run=cmd_replay)
+    return p
+
+
+def main(argv: list[str] | None = None) -> None:
+    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"), format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    args = parser().parse_args(argv)
+    sys.exit(args.run(args))

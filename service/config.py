@@ -1,0 +1,71 @@
+"""One Settings struct read from the environment; it fails fast on a bad value."""
+
+from __future__ import annotations
+
+import os
+
+import msgspec
+
+
+class ConfigError(Exception):
+    pass
+
+
+class Settings(msgspec.Struct, frozen=True, kw_only=True):
+    database_url: str = ""
+    redis_url: str = ""
+    # Key prefix for every Redis key and stream, so several deployments or test runs share one server.
+    redis_prefix: str = "svc:"
+    port: int = 8080
+    host: str = "127.0.0.1"
+    base_url: str = ""
+    checkout_url: str = ""
+    dashboard_url: str = ""
+    master_key: str = ""
+    data_dir: str = ".service-data"
+    partitions: int = 16
+    lease_ttl_ms: int = 5000
+    reply_timeout_s: float = 10.0
+    session_ttl_s: int = 1800
+    signature_tolerance_s: int = 300
+    batch_size: int = 500
+    scheduler_interval_s: float = 1.0
+
+    def public_base(self) -> str:
+        return self.base_url or f"http://{self.host}:{self.port}"
+
+    def checkout_base(self) -> str:
+        return self.checkout_url or self.public_base()
+
+
+_ENV = {
+    "database_url": "DATABASE_URL",
+    "redis_url": "REDIS_URL",
+    "redis_prefix": "REDIS_PREFIX",
+    "port": "PORT",
+    "host": "HOST",
+    "base_url": "BASE_URL",
+    "checkout_url": "CHECKOUT_URL",
+    "dashboard_url": "DASHBOARD_URL",
+    "master_key": "SERVICE_MASTER_KEY",
+    "data_dir": "SERVICE_DATA_DIR",
+    "partitions": "PARTITIONS",
+    "lease_ttl_ms": "LEASE_TTL_MS",
+    "reply_timeout_s": "REPLY_TIMEOUT_S",
+    "session_ttl_s": "SESSION_TTL_S",
+    "batch_size": "ACTOR_BATCH_SIZE",
+    "scheduler_interval_s": "SCHEDULER_INTERVAL_S",
+}
+
+
+def load(environ: dict[str, str] | None = None, **overrides) -> Settings:
+    env = os.environ if environ is None else environ
+    raw = {field: env[name] for field, name in _ENV.items() if env.get(name)}
+    raw.update(overrides)
+    try:
+        settings = msgspec.convert(raw, Settings, strict=False)
+    except msgspec.ValidationError as exc:
+        raise ConfigError(f"bad configuration: {exc}") from None
+    if settings.partitions < 1:
+        raise ConfigError("PARTITIONS must be at least 1")
+    return settings

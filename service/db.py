@@ -1,0 +1,37 @@
+"""PostgreSQL pool and schema migrations (plain SQL files applied in name order, once)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import asyncpg
+
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+_LOCK = 7_204_511  # advisory lock id: concurrent starters apply migrations one at a time
+
+
+async def connect(url: str, min_size: int = 2, max_size: int = 10) -> asyncpg.Pool:
+    return await asyncpg.create_pool(url, min_size=min_size, max_size=max_size)
+
+
+async def migrate(url: str) -> list[str]:
+    """Apply every migration not yet applied; returns the names applied now."""
+    conn = await asyncpg.connect(url)
+    try:
+        await conn.execute("SELECT pg_advisory_lock($1)", _LOCK)
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations"
+            " (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        done = {r["name"] for r in await conn.fetch("SELECT name FROM schema_migrations")}
+        applied = []
+        for path in sorted(MIGRATIONS.glob("*.sql")):
+            if path.name in done:
+                continue
+            async with conn.transaction():
+                await conn.execute(path.read_text())
+                await conn.execute("INSERT INTO schema_migrations (name) VALUES ($1)", path.name)
+            applied.append(path.name)
+        return applied
+    finally:
+        await conn.close()

@@ -1,0 +1,108 @@
+"""The long-running processes of the Procfile: web, actors, scheduler."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import secrets
+import signal
+import socket
+
+import redis.asyncio as aioredis
+from aiohttp import web
+
+from actors.runtime import Worker
+from service import db
+from service.config import Settings
+from service.scheduler import Timers, start
+from streams.names import Keys
+from streams.producer import CommandBus
+
+log = logging.getLogger(__name__)
+
+
+def _stop_event() -> asyncio.Event:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    return stop
+
+
+def run_web(settings: Settings) -> None:
+    from web.app import init_app
+
+    print(f"web: serving the B2B API on {settings.public_base()}/b2b/v1", flush=True)
+    print(f"web: hosted checkout pages on {settings.checkout_base()}/c/<session_key>", flush=True)
+    print(f"web: OpenAPI document at {settings.public_base()}/b2b/v1/openapi.json", flush=True)
+    web.run_app(init_app(settings), host=settings.host, port=settings.port, print=None,
+                reuse_port=True, access_log=None)
+
+
+async def _actors(settings: Settings) -> None:
+    stop = _stop_event()
+    pool = await db.connect(settings.database_url, min_size=2, max_size=4)
+    redis = aioredis.Redis.from_url(settings.redis_url)
+    worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+    worker = Worker(pool, redis, Keys(settings.redis_prefix, settings.partitions), worker_id,
+                    settings.lease_ttl_ms, settings.batch_size)
+    print(f"actors: worker {worker_id} serving {settings.partitions} partitions", flush=True)
+
+    async def sweep() -> None:
+        while not stop.is_set():
+            with contextlib.suppress(Exception):
+                await worker.sweep_outbox()
+            await asyncio.sleep(2)
+
+    sweeper = asyncio.create_task(sweep())
+    try:
+        await worker.run(stop)
+    finally:
+        sweeper.cancel()
+        await redis.aclose()
+        await pool.close()
+
+
+def run_actors(settings: Settings) -> None:
+    asyncio.run(_actors(settings))
+
+
+async def _scheduler(settings: Settings) -> None:
+    stop = _stop_event()
+    pool = await db.connect(settings.database_url, min_size=1, max_size=2)
+    redis = aioredis.Redis.from_url(settings.redis_url)
+    bus = CommandBus(redis, Keys(settings.redis_prefix, settings.partitions), "scheduler", settings.reply_timeout_s)
+    await bus.start()
+    scheduler = start(Timers(pool, bus), settings.scheduler_interval_s)
+    print(f"scheduler: sweeping due timers every {settings.scheduler_interval_s} s", flush=True)
+    await stop.wait()
+    scheduler.shutdown(wait=False)
+    await bus.stop()
+    await redis.aclose()
+    await pool.close()
+
+
+def run_scheduler(settings: Settings) -> None:
+    asyncio.run(_scheduler(settings))
+
+
+async def _webhooks(settings: Settings) -> None:
+    from webhooks.process import serve
+
+    await serve(settings, _stop_event())
+
+
+def run_webhooks(settings: Settings) -> None:
+    asyncio.run(_webhooks(settings))
+
+
+async def _watch(settings: Settings, family: str) -> None:
+    from chain_watchers.runner import serve
+
+    await serve(settings, family, _stop_event())
+
+
+def run_watch(settings: Settings, family: str) -> None:
+    asyncio.run(_watch(settings, family))

@@ -1,0 +1,1 @@
+"""Redis stream plumbing: key names, the command producer with its reply waiter, consumer helpers."""

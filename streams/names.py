@@ -1,0 +1,49 @@
+"""Every Redis key and stream name the service uses, in one place."""
+
+from __future__ import annotations
+
+import zlib
+
+ACTORS_GROUP = "actors"
+
+
+class Keys:
+    """Key names under one prefix, so deployments and test runs can share a server."""
+
+    def __init__(self, prefix: str, partitions: int):
+        self.prefix = prefix
+        self.partitions = partitions
+
+    def partition_of(self, order_id: str) -> int:
+        # crc32 is stable across processes and Python versions, unlike hash().
+        return zlib.crc32(order_id.encode()) % self.partitions
+
+    def commands(self, partition: int) -> str:
+        # The hash tag keeps each partition's keys in one Redis Cluster slot.
+        return f"{self.prefix}cmd:{{{partition}}}"
+
+    def lease(self, partition: int) -> str:
+        return f"{self.prefix}lease:{{{partition}}}"
+
+    def replies(self, consumer: str) -> str:
+        return f"{self.prefix}reply:{consumer}"
+
+    @property
+    def events(self) -> str:
+        return f"{self.prefix}events"
+
+    @property
+    def workers(self) -> str:
+        return f"{self.prefix}workers"
+
+    def signature_seen(self, signature: str) -> str:
+        return f"{self.prefix}sig:{signature}"
+
+    def order_number(self, merchant_id: str, livemode: bool) -> str:
+        return f"{self.prefix}order-number:{merchant_id}:{'live' if livemode else 'test'}"
+
+    def signin_attempts_email(self, email: str) -> str:
+        return f"{self.prefix}signin:email:{email}"
+
+    def signin_attempts_ip(self, ip: str) -> str:
+        return f"{self.prefix}signin:ip:{ip}"

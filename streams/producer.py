@@ -1,0 +1,92 @@
+"""Sends commands to the actors and waits for their replies."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+import msgspec
+import redis.asyncio as aioredis
+
+from actors.messages import Envelope, Reply
+from streams.names import Keys
+from streams.pipeliner import Pipeliner
+
+log = logging.getLogger(__name__)
+_encode = msgspec.json.Encoder().encode
+_decode_reply = msgspec.json.Decoder(Reply).decode
+REPLY_STREAM_MAXLEN = 10_000
+
+
+class ReplyTimeout(Exception):
+    pass
+
+
+class CommandBus:
+    def __init__(self, redis: aioredis.Redis, keys: Keys, consumer: str, timeout_s: float):
+        self.redis = redis
+        self.pipeliner = Pipeliner(redis)
+        self.keys = keys
+        self.reply_stream = keys.replies(consumer)
+        self.timeout_s = timeout_s
+        # Several requests may wait on one command id (retries with one Idempotency-Key);
+        # every answer to that id is the same recorded reply, so the first one serves them all.
+        self._waiting: dict[str, list[asyncio.Future[Reply]]] = {}
+        self._replies: asyncio.Task | None = None
+
+    async def start(self) -> None:
+        self.pipeliner.start()
+        self._replies = asyncio.create_task(self._reply_loop())
+
+    async def stop(self) -> None:
+        await self.pipeliner.stop()
+        if self._replies is not None:
+            self._replies.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._replies
+        with contextlib.suppress(Exception):
+            await self.redis.delete(self.reply_stream)
+
+    async def send(self, envelope: Envelope) -> None:
+        """Append the command to its partition's stream, without waiting for an answer."""
+        stream = self.keys.commands(self.keys.partition_of(envelope.command.order_id))
+        await self.pipeliner.call("XADD", stream, "*", "m", _encode(envelope))
+
+    async def ask(self, envelope: Envelope) -> Reply:
+        envelope = msgspec.structs.replace(envelope, reply_to=self.reply_stream)
+        answer: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        waiters = self._waiting.setdefault(envelope.command_id, [])
+        waiters.append(answer)
+        try:
+            await self.send(envelope)
+            return await asyncio.wait_for(asyncio.shield(answer), self.timeout_s)
+        except asyncio.TimeoutError:
+            raise ReplyTimeout(envelope.command_id) from None
+        finally:
+            waiters.remove(answer)
+            if not waiters:
+                self._waiting.pop(envelope.command_id, None)
+
+    async def _reply_loop(self) -> None:
+        last_id = "0-0"
+        while True:
+            try:
+                found = await self.redis.xread({self.reply_stream: last_id}, count=1000, block=1000)
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("reading replies failed; retrying")
+                await asyncio.sleep(0.5)
+                continue
+            for _stream, entries in found or []:
+                for entry_id, fields in entries:
+                    last_id = entry_id
+                    try:
+                        reply = _decode_reply(fields[b"r"])
+                    except (KeyError, msgspec.DecodeError):
+                        log.error("undecodable reply %s on %s", entry_id, self.reply_stream)
+                        continue
+                    for waiter in self._waiting.get(reply.command_id, ()):
+                        if not waiter.done():
+                            waiter.set_result(reply)

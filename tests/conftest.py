@@ -1,0 +1,118 @@
+"""Fixtures: a database and a Redis key prefix of this run's own, and the whole stack in-process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+
+import aiohttp
+import asyncpg
+import pytest
+import redis.asyncio as aioredis
+from aiohttp.test_utils import TestServer
+from cryptography.fernet import Fernet
+
+from actors.runtime import Worker
+from service import config, db, merchants
+from service.secrets import Vault
+from streams.names import Keys
+from tests.support.client import Signed
+from web.app import init_app
+
+ADMIN_URL = os.environ.get("TEST_DATABASE_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
+REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
+RUN = secrets.token_hex(4)
+
+
+@pytest.fixture(scope="session")
+async def database_url():
+    name = f"svc_test_{RUN}"
+    admin = await asyncpg.connect(ADMIN_URL)
+    await admin.execute(f'CREATE DATABASE "{name}"')
+    url = ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    await db.migrate(url)
+    yield url
+    await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    await admin.close()
+
+
+@pytest.fixture(scope="session")
+async def settings(database_url, tmp_path_factory):
+    prefix = f"t{RUN}:"
+    yield config.load(
+        {},
+        database_url=database_url,
+        redis_url=REDIS_URL,
+        redis_prefix=prefix,
+        partitions=4,
+        lease_ttl_ms=1500,
+        reply_timeout_s=5.0,
+        master_key=Fernet.generate_key().decode(),
+        data_dir=str(tmp_path_factory.mktemp("data")),
+        port=0,
+    )
+    r = aioredis.Redis.from_url(REDIS_URL)
+    async for key in r.scan_iter(match=f"{prefix}*", count=1000):
+        await r.delete(key)
+    await r.aclose()
+
+
+@pytest.fixture(scope="session")
+async def pool(settings):
+    p = await db.connect(settings.database_url, min_size=1, max_size=10)
+    yield p
+    await p.close()
+
+
+@pytest.fixture(scope="session")
+async def redis(settings):
+    r = aioredis.Redis.from_url(settings.redis_url)
+    yield r
+    await r.aclose()
+
+
+@pytest.fixture(scope="session")
+def keys(settings):
+    return Keys(settings.redis_prefix, settings.partitions)
+
+
+class Stack:
+    def __init__(self, server: TestServer, settings: config.Settings, pool, http: aiohttp.ClientSession):
+        self.server = server
+        self.settings = settings
+        self.pool = pool
+        self.http = http
+        self.vault = Vault(settings.master_key.encode())
+
+    @property
+    def base_url(self) -> str:
+        return str(self.server.make_url("")).rstrip("/")
+
+    async def merchant(self, name: str = "Acme", livemode: bool = False) -> Signed:
+        pair = await merchants.create(self.pool, self.vault, name, livemode)
+        return Signed(self.http, self.base_url, pair.public_key, pair.secret_key, pair.merchant_id)
+
+    async def other_mode(self, client: Signed, livemode: bool) -> Signed:
+        pair = await merchants.add_key(self.pool, self.vault, client.merchant_id, livemode)
+        return Signed(self.http, self.base_url, pair.public_key, pair.secret_key, pair.merchant_id)
+
+
+@pytest.fixture(scope="session")
+async def stack(settings, pool, redis, keys):
+    server = TestServer(init_app(settings))
+    await server.start_server()
+    stop = asyncio.Event()
+    worker = Worker(pool, redis, keys, f"test-worker-{RUN}", settings.lease_ttl_ms, settings.batch_size)
+    task = asyncio.create_task(worker.run(stop))
+    http = aiohttp.ClientSession()
+    yield Stack(server, settings, pool, http)
+    await http.close()
+    stop.set()
+    await task
+    await server.close()
+
+
+@pytest.fixture
+async def merchant(stack) -> Signed:
+    return await stack.merchant()

@@ -1,0 +1,115 @@
+"""Crash safety against real Redis and PostgreSQL, with actor workers as real processes.
+
+A worker told to die at a named point (ACTORS_CRASH_POINT) exits with 137 there, as a kill would.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import subprocess
+import sys
+
+import aiohttp
+import pytest
+from aiohttp.test_utils import TestServer
+
+from service import merchants
+from service.secrets import Vault
+from tests.support.client import Signed
+from web.app import init_app
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+@pytest.fixture
+async def isolated(settings, pool):
+    """A web server and worker processes on a Redis prefix of their own (no in-process worker)."""
+    own = settings.__class__(**{**{f: getattr(settings, f) for f in settings.__struct_fields__},
+                                "redis_prefix": f"{settings.redis_prefix}crash{secrets.token_hex(3)}:",
+                                "partitions": 2, "lease_ttl_ms": 1000, "reply_timeout_s": 8.0})
+    server = TestServer(init_app(own))
+    await server.start_server()
+    http = aiohttp.ClientSession()
+    pair = await merchants.create(pool, Vault(own.master_key.encode()), "Crash")
+    client = Signed(http, str(server.make_url("")).rstrip("/"), pair.public_key, pair.secret_key, pair.merchant_id)
+    procs: list[subprocess.Popen] = []
+
+    def start_worker(crash_point: str = "") -> subprocess.Popen:
+        env = dict(os.environ, DATABASE_URL=own.database_url, REDIS_URL=own.redis_url, REDIS_PREFIX=own.redis_prefix,
+                   PARTITIONS=str(own.partitions), LEASE_TTL_MS=str(own.lease_ttl_ms),
+                   SERVICE_MASTER_KEY=own.master_key, ACTORS_CRASH_POINT=crash_point, LOG_LEVEL="WARNING")
+        proc = subprocess.Popen([sys.executable, "-m", "service", "actors"], env=env, cwd=ROOT)
+        procs.append(proc)
+        return proc
+
+    yield client, start_worker
+    for proc in procs:
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(10)
+    await http.close()
+    await server.close()
+
+
+async def _exited(proc: subprocess.Popen, timeout: float = 15) -> int:
+    for _ in range(int(timeout * 20)):
+        if proc.poll() is not None:
+            return proc.returncode
+        await asyncio.sleep(0.05)
+    raise AssertionError("worker did not exit")
+
+
+async def _answer_or_retry(client, first, method, path, payload, key):
+    """The caller's answer, or after a clear retryable 504 the answer to a retry with the same key."""
+    status, body = first
+    if status == 504:
+        assert body["error"]["code"] == "command_timeout"
+        status, body = await client.call(method, path, payload, headers={"Idempotency-Key": key})
+    return status, body
+
+
+async def test_killed_after_commit_before_ack_applies_nothing_twice(isolated, pool):
+    client, start_worker = isolated
+    doomed = start_worker("after_commit")
+    request = asyncio.create_task(client.post("/b2b/v1/checkout-sessions/quick", {"amount": "7.00"},
+                                              headers={"Idempotency-Key": "crash-1"}))
+    assert await _exited(doomed) == 137
+    start_worker()
+    status, body = await _answer_or_retry(client, await request, "POST", "/b2b/v1/checkout-sessions/quick",
+                                          {"amount": "7.00"}, "crash-1")
+    assert status == 201, body
+    assert await pool.fetchval("SELECT count(*) FROM orders WHERE merchant_id = $1", client.merchant_id) == 1
+    types = [r["type"] for r in await pool.fetch(
+        "SELECT type FROM events WHERE order_id = $1 ORDER BY seq", body["order_id"])]
+    assert types == ["order.created", "checkout_session.created"]
+
+
+async def test_killed_mid_transaction_loses_nothing_committed(isolated, pool):
+    client, start_worker = isolated
+    healthy = start_worker()
+    status, created = await client.post("/b2b/v1/checkout-sessions/quick", {"amount": "7.00"})
+    assert status == 201
+    order_id = created["order_id"]
+    await client.post(f"/b2b/v1/test-helpers/orders/{order_id}/payments",
+                      {"amount": "3.00", "network": "ethereum", "token_address": "0xT", "tx_hash": "0x01"})
+    healthy.terminate()
+    await _exited(healthy)
+
+    doomed = start_worker("mid_transaction")
+    path = f"/b2b/v1/test-helpers/orders/{order_id}/payments"
+    payload = {"amount": "4.00", "network": "ethereum", "token_address": "0xT", "tx_hash": "0x02"}
+    request = asyncio.create_task(client.post(path, payload, headers={"Idempotency-Key": "crash-2"}))
+    assert await _exited(doomed) == 137
+    # The interrupted transaction left no trace; what was committed before is intact.
+    assert await pool.fetchval("SELECT count(*) FROM events WHERE order_id = $1", order_id) == 4
+    assert await pool.fetchval("SELECT status FROM orders WHERE order_id = $1", order_id) == "PARTIAL_PAID"
+
+    start_worker()
+    status, body = await _answer_or_retry(client, await request, "POST", path, payload, "crash-2")
+    assert status == 201, body
+    assert (body["status"], body["amount_paid"]) == ("PAID", "7.00")
+    rows = await pool.fetch("SELECT seq, type FROM events WHERE order_id = $1 ORDER BY seq", order_id)
+    assert [r["seq"] for r in rows] == list(range(1, len(rows) + 1))
+    assert [r["type"] for r in rows].count("payment.settled") == 1

@@ -1,0 +1,1 @@
+"""Helpers the tests share: a signing client and the in-process stack."""

@@ -1,0 +1,1 @@
+"""The aiohttp web layer: signed B2B API, hosted pages, OpenAPI document."""

@@ -1,0 +1,48 @@
+"""Builds the aiohttp application; resources open and close with the app."""
+
+from __future__ import annotations
+
+import logging
+import secrets
+
+import redis.asyncio as aioredis
+from aiohttp import web
+
+from service import db
+from service.clock import Clock, utcnow
+from service.config import Settings
+from service.secrets import Vault, master_key
+from streams.names import Keys
+from streams.producer import CommandBus
+from web import dashboard, openapi, pages, refund_pages, routes
+from web.auth import signature_middleware
+from web.context import CONTEXT, Context
+from web.errors import error_middleware
+
+log = logging.getLogger(__name__)
+MAX_BODY = 256 * 1024
+
+
+def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
+    app = web.Application(middlewares=[error_middleware, signature_middleware], client_max_size=MAX_BODY)
+
+    async def resources(app: web.Application):
+        pool = await db.connect(settings.database_url, max_size=20)
+        redis = aioredis.Redis.from_url(settings.redis_url, max_connections=200)
+        keys = Keys(settings.redis_prefix, settings.partitions)
+        key = master_key(settings.master_key, settings.data_dir)
+        bus = CommandBus(redis, keys, f"web-{secrets.token_hex(6)}", settings.reply_timeout_s)
+        await bus.start()
+        app[CONTEXT] = Context(settings, pool, redis, keys, Vault(key), bus, vault_key=key, clock=clock)
+        yield
+        await bus.stop()
+        await redis.aclose()
+        await pool.close()
+
+    app.cleanup_ctx.append(resources)
+    routes.add_routes(app)
+    app.router.add_get(routes.PREFIX + "/openapi.json", openapi.serve)
+    pages.add_routes(app)
+    refund_pages.add_routes(app)
+    dashboard.add_routes(app, settings)
+    return app

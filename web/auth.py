@@ -1,0 +1,87 @@
+"""Verifies signed B2B requests (SPEC 5); each refusal has its own code."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from aiohttp import web
+
+from service import merchants
+from web.context import CALLER, ctx
+from web.errors import ApiError
+from web.signing import matches
+
+PUBLIC_PATHS = {"/b2b/v1/openapi.json"}
+# Timestamps are whole seconds, so a merchant sending the same request twice within one second
+# (a poll, a retried cancel) signs the same string twice. A signature is therefore refused when it
+# comes back after this long: a captured request replayed later never passes.
+REPLAY_GRACE_MS = 1000
+KEY_CACHE_S = 5.0  # a rolled secret stops working within this long in every web process
+_PUBLIC_KEY = re.compile(r"^pk_(live|test)_[A-Za-z0-9]+$")
+_HEX = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _header(request: web.Request, name: str) -> str:
+    value = request.headers.get(name)
+    if not value:
+        raise ApiError(401, "missing_header", f"The {name} header is required.", name)
+    return value
+
+
+async def _api_key(request: web.Request, public_key: str):
+    c = ctx(request)
+    now = time.monotonic()
+    hit = c.key_cache.get(public_key)
+    if hit is None or now - hit[0] > KEY_CACHE_S:
+        hit = (now, await merchants.lookup_key(c.pool, c.vault, public_key))
+        c.key_cache[public_key] = hit
+    return hit[1]
+
+
+# Marks the signature seen and answers 0, or answers when it was first seen (ms).
+_FIRST_SEEN = """
+if redis.call('set', KEYS[1], ARGV[1], 'NX', 'EX', ARGV[2]) then return 0 end
+return tonumber(redis.call('get', KEYS[1]))
+"""
+
+
+async def _refuse_replay(request: web.Request, signature: str) -> None:
+    c = ctx(request)
+    now_ms = int(c.clock().timestamp() * 1000)
+    ttl = 2 * c.settings.signature_tolerance_s + 60
+    first_ms = await c.bus.pipeliner.call("EVAL", _FIRST_SEEN, 1, c.keys.signature_seen(signature), now_ms, ttl)
+    if first_ms and now_ms - first_ms > REPLAY_GRACE_MS:
+        raise ApiError(401, "signature_replayed", "This signature was already used; sign each request afresh.", "X-Signature")
+
+
+@web.middleware
+async def signature_middleware(request: web.Request, handler):
+    if not request.path.startswith("/b2b/") or request.path in PUBLIC_PATHS:
+        return await handler(request)
+    client_id = _header(request, "X-Client-ID")
+    timestamp = _header(request, "X-Timestamp")
+    signature = _header(request, "X-Signature")
+    if not _PUBLIC_KEY.match(client_id):
+        raise ApiError(401, "invalid_client_id", "X-Client-ID must be a public key pk_live_... or pk_test_....", "X-Client-ID")
+    api_key = await _api_key(request, client_id)
+    if api_key is None:
+        raise ApiError(401, "unknown_client_id", "No API key has this public key.", "X-Client-ID")
+    if not timestamp.isdigit():
+        raise ApiError(401, "invalid_timestamp", "X-Timestamp must be an integer Unix time in seconds.", "X-Timestamp")
+    c = ctx(request)
+    skew = abs(c.clock().timestamp() - int(timestamp))
+    if skew > c.settings.signature_tolerance_s:
+        raise ApiError(
+            401, "timestamp_out_of_tolerance",
+            f"X-Timestamp is {int(skew)} s from server time; at most {c.settings.signature_tolerance_s} s is accepted.",
+            "X-Timestamp",
+        )
+    if signature.lower().startswith("sha256="):
+        raise ApiError(401, "signature_prefix_not_allowed", "X-Signature is raw lowercase hex, without a sha256= prefix.", "X-Signature")
+    body = await request.read()
+    if not _HEX.match(signature) or not matches(api_key.secret, request.method, request.raw_path, timestamp, body, signature):
+        raise ApiError(401, "invalid_signature", "X-Signature does not match the request signed with the secret key.", "X-Signature")
+    await _refuse_replay(request, signature)
+    request[CALLER] = api_key
+    return await handler(request)

@@ -1,0 +1,118 @@
+"""Request bodies of the B2B API as msgspec structs; unknown fields are refused."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+from msgspec import Meta
+
+Url = Annotated[str, Meta(max_length=2048, pattern=r"^https?://[^\s]+$")]
+Ttl = Annotated[int, Meta(ge=60, le=7 * 86400)]
+Metadata = Annotated[dict[Annotated[str, Meta(max_length=40)], Annotated[str, Meta(max_length=500)]], Meta(max_length=50)]
+
+
+class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    pass
+
+
+class LineItemIn(_Body):
+    name: Annotated[str, Meta(min_length=1, max_length=255)]
+    unit_amount: str
+    quantity: Annotated[int, Meta(ge=1, le=1_000_000)] = 1
+
+
+class OrderIn(_Body):
+    amount: str | None = None
+    line_items: Annotated[list[LineItemIn], Meta(min_length=1, max_length=250)] | None = None
+    external_ref: Annotated[str, Meta(max_length=255)] | None = None
+    metadata: Metadata | None = None
+
+
+class SessionOptions(_Body):
+    success_url: Url | None = None
+    cancel_url: Url | None = None
+    ttl_seconds: Ttl | None = None
+
+
+class QuickSessionIn(OrderIn):
+    success_url: Url | None = None
+    cancel_url: Url | None = None
+    ttl_seconds: Ttl | None = None
+
+
+class SessionIn(SessionOptions, kw_only=True):
+    order_id: str
+    amount_due: str | None = None
+
+
+class ReopenIn(SessionOptions):
+    pass
+
+
+class CancelIn(_Body):
+    pass
+
+
+class TestPaymentIn(_Body):
+    amount: str
+    network: Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")]
+    token_address: Annotated[str, Meta(min_length=1, max_length=128)]
+    tx_hash: Annotated[str, Meta(min_length=1, max_length=128)] | None = None
+
+
+Text = Annotated[str, Meta(max_length=1000)]
+
+
+class RefundIn(_Body):
+    order_id: str
+    amount: str
+    refund_to_address: Annotated[str, Meta(max_length=128)]
+    refund_network: Annotated[str, Meta(max_length=40)]
+    refund_token_address: Annotated[str, Meta(max_length=128)]
+    reason: Text = ""
+
+
+class CustomerRefundIn(RefundIn, kw_only=True):
+    note: Text | None = None
+
+
+class RejectIn(_Body):
+    reason: Text | None = None
+
+
+class RefundRequestIn(_Body):
+    """ref_type + ref_value + amount; or the legacy body with `order_id` alone."""
+
+    ref_type: Annotated[str, Meta(pattern="^(order_id|order_number|session_id|session_key)$")] | None = None
+    ref_value: Annotated[str, Meta(min_length=1, max_length=255)] | None = None
+    amount: str | None = None
+    order_id: str | None = None
+    ttl_seconds: int | None = None
+    metadata: Metadata | None = None
+    hide_summary: bool = False
+    hide_header: bool = False
+
+
+class TokenCancelIn(_Body):
+    reason: Text | None = None
+
+
+class RenewalApproveIn(_Body):
+    ttl_seconds: int | None = None
+
+
+class SettingsIn(_Body):
+    auto_approve_customer_refunds: bool | None = None
+    # network slug -> address; null removes the network
+    receive_addresses: dict[Annotated[str, Meta(max_length=40)], Annotated[str, Meta(max_length=128)] | None] | None = None
+
+
+class TestRefundExecutionIn(_Body):
+    tx_hash: Annotated[str, Meta(min_length=1, max_length=128)] | None = None
+
+
+class SubmitTxIn(_Body):
+    tx_hash: Annotated[str, Meta(min_length=1, max_length=128)]
+    network: Annotated[str, Meta(min_length=1, max_length=40)]
+    token_address: Annotated[str, Meta(min_length=1, max_length=128)]

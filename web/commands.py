@@ -1,0 +1,105 @@
+"""From a verified request to an actor's answer: body decoding, ids, Idempotency-Key, the round trip."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from typing import TypeVar
+
+import msgspec
+from aiohttp import web
+from redis.exceptions import RedisError
+
+from actors import messages as m
+from actors.order import Order
+from service import money
+from streams.producer import ReplyTimeout
+from web.context import caller, ctx
+from web.errors import ApiError, from_validation
+
+T = TypeVar("T")
+_decode_order = msgspec.json.Decoder(Order).decode
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+
+
+async def body(request: web.Request, kind: type[T]) -> T:
+    raw = await request.read()
+    if not raw.strip():
+        raw = b"{}"
+    try:
+        return msgspec.json.decode(raw, type=kind)
+    except msgspec.ValidationError as exc:
+        raise from_validation(exc) from None
+    except msgspec.DecodeError:
+        raise ApiError(400, "invalid_json", "The request body is not valid JSON.") from None
+
+
+def amount(text: str, param: str) -> int:
+    try:
+        return money.parse(text)
+    except money.AmountError as exc:
+        raise ApiError(422, "invalid_amount", f"`{param}` {exc}.", param) from None
+
+
+class Ids:
+    """Ids of one request: random, or derived from its Idempotency-Key so a retry names the same objects."""
+
+    def __init__(self, request: web.Request):
+        key = request.headers.get(IDEMPOTENCY_HEADER)
+        if key is not None and not (0 < len(key) <= 255):
+            raise ApiError(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 255 characters.", IDEMPOTENCY_HEADER)
+        api_key = caller(request)
+        self._seed = f"{api_key.merchant_id}:{api_key.livemode}:{key}" if key else None
+        self._secret = ctx(request).vault_key
+
+    def make(self, prefix: str, what: str, nbytes: int = 12) -> str:
+        if self._seed is None:
+            return f"{prefix}_{secrets.token_hex(nbytes)}"
+        digest = hmac.new(self._secret, f"{self._seed}\x00{what}".encode(), hashlib.sha256).hexdigest()
+        return f"{prefix}_{digest[: nbytes * 2]}"
+
+
+async def submit(request: web.Request, ids: Ids, command: m.Command) -> Order:
+    """Send the command to its order's actor and wait; a refusal becomes an ApiError."""
+    raw = await request.read()
+    request_hash = hashlib.sha256(f"{request.method} {request.path}\n".encode() + raw).hexdigest()
+    envelope = m.Envelope(command_id=ids.make("cmd", "command"), command=command, request_hash=request_hash)
+    try:
+        reply = await ctx(request).bus.ask(envelope)
+    except ReplyTimeout:
+        raise ApiError(
+            504, "command_timeout",
+            "The command was accepted but not answered in time; retry with the same Idempotency-Key.",
+            command_id=envelope.command_id,
+        ) from None
+    except (RedisError, ConnectionError, OSError):
+        raise ApiError(503, "service_unavailable", "The command queue is unavailable; retry shortly.") from None
+    if not reply.ok:
+        f = reply.error
+        raise ApiError(f.status, f.code, f.message, f.param)
+    return _decode_order(reply.state)
+
+
+_SEED_THEN_INCR = """
+if redis.call('exists', KEYS[1]) == 0 then
+  if ARGV[1] == '' then return false end
+  redis.call('set', KEYS[1], ARGV[1])
+end
+return redis.call('incr', KEYS[1])
+"""
+FIRST_ORDER_NUMBER = 1001
+
+
+async def next_order_number(request: web.Request) -> int:
+    """Per merchant and mode; a counter lost with Redis resumes after the highest stored number."""
+    c, api_key = ctx(request), caller(request)
+    key = c.keys.order_number(api_key.merchant_id, api_key.livemode)
+    number = await c.bus.pipeliner.call("EVAL", _SEED_THEN_INCR, 1, key, "")
+    if number is None:
+        top = await c.pool.fetchval(
+            "SELECT max(order_number) FROM orders WHERE merchant_id = $1 AND livemode = $2",
+            api_key.merchant_id, api_key.livemode,
+        )
+        number = await c.bus.pipeliner.call("EVAL", _SEED_THEN_INCR, 1, key, str(top or FIRST_ORDER_NUMBER - 1))
+    return int(number)

@@ -1,0 +1,77 @@
+"""On-chain destinations checked against the network registry and the family's own address rules."""
+
+from __future__ import annotations
+
+import importlib
+from functools import lru_cache
+
+from chain_watchers import (
+    InvalidAddress,
+    InvalidTxHash,
+    Network,
+    Registry,
+    UnknownNetwork,
+    UnknownToken,
+    load_registry,
+)
+from actors.messages import Destination
+from web.errors import ApiError
+
+_ADAPTERS = {
+    "evm": ("chain_watchers.evm", "EvmAdapter"),
+    "solana": ("chain_watchers.solana", "SolanaAdapter"),
+    "tron": ("chain_watchers.tron", "TronAdapter"),
+    "ton": ("chain_watchers.ton", "TonAdapter"),
+}
+
+
+@lru_cache(maxsize=1)
+def registry() -> Registry:
+    return load_registry()
+
+
+def adapter_class(family: str):
+    module, name = _ADAPTERS[family]
+    return getattr(importlib.import_module(module), name)
+
+
+def network(slug: str, param: str) -> Network:
+    try:
+        return registry().network(slug)
+    except UnknownNetwork:
+        raise ApiError(422, "unknown_network", f"`{param}` {slug!r} is not a network this service knows.", param) from None
+
+
+def address(net: Network, value: str, param: str) -> str:
+    try:
+        return adapter_class(net.family).validate_address(value)
+    except InvalidAddress as exc:
+        raise ApiError(422, "invalid_address", f"`{param}` is not a valid {net.slug} address: {exc}", param) from None
+
+
+def token(net: Network, value: str, param: str) -> str:
+    """The stablecoin's address in normal form; anything else on that network is refused."""
+    adapter = adapter_class(net.family)
+    try:
+        return adapter.validate_address(adapter.stablecoin(net, value).address)
+    except (InvalidAddress, UnknownToken):
+        known = ", ".join(f"{c.symbol} {c.address}" for c in net.stablecoins) or "none"
+        raise ApiError(422, "unknown_token", f"`{param}` is not a known stablecoin on {net.slug} (known: {known}).",
+                       param) from None
+
+
+def tx_hash(net: Network, value: str, param: str) -> str:
+    try:
+        return adapter_class(net.family).validate_tx_hash(value)
+    except InvalidTxHash as exc:
+        raise ApiError(422, "invalid_tx_hash", f"`{param}` is not a {net.slug} transaction hash: {exc}", param) from None
+
+
+def refund_destination(to_address: str, network_slug: str, token_address: str) -> Destination:
+    """A refund's destination in normal form, each part refused under its own field name."""
+    net = network(network_slug, "refund_network")
+    return Destination(
+        refund_to_address=address(net, to_address, "refund_to_address"),
+        refund_network=net.slug,
+        refund_token_address=token(net, token_address, "refund_token_address"),
+    )

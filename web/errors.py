@@ -1,0 +1,66 @@
+"""JSON errors: `{"error": {"type", "code", "message", "param"}}`, one status per kind of fault."""
+
+from __future__ import annotations
+
+import re
+
+import msgspec
+from aiohttp import web
+
+_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "invalid_request_error",
+    409: "conflict_error",
+    413: "invalid_request_error",
+    422: "invalid_request_error",
+    429: "rate_limit_error",
+}
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, param: str | None = None, **extra):
+        super().__init__(message)
+        self.status, self.code, self.message, self.param, self.extra = status, code, message, param, extra
+
+    def response(self) -> web.Response:
+        body = {"type": _TYPES.get(self.status, "api_error"), "code": self.code, "message": self.message}
+        if self.param is not None:
+            body["param"] = self.param
+        body.update(self.extra)
+        return web.json_response({"error": body}, status=self.status)
+
+
+_AT = re.compile(r"at `\$\.?([^`]*)`")
+_UNKNOWN = re.compile(r"unknown field `([^`]*)`")
+_MISSING = re.compile(r"missing required field `([^`]*)`")
+
+
+def from_validation(exc: msgspec.ValidationError) -> ApiError:
+    """Turn msgspec's message into an error naming the field, e.g. `line_items[0].quantity`."""
+    text = str(exc)
+    # msgspec writes a dict's key as `[...]`; the field is the dict itself.
+    path = (_AT.search(text) or [None, ""])[1].replace("[...]", "").lstrip(".")
+    leaf = (_UNKNOWN.search(text) or _MISSING.search(text) or [None, None])[1]
+    param = ".".join(p for p in (path, leaf) if p) or None
+    if _UNKNOWN.search(text):
+        return ApiError(422, "unknown_field", f"Unknown field `{param}`.", param)
+    if _MISSING.search(text):
+        return ApiError(422, "missing_field", f"`{param}` is required.", param)
+    return ApiError(422, "invalid_field", text.split(" - at ")[0] + (f" (`{param}`)" if param else ""), param)
+
+
+@web.middleware
+async def error_middleware(request: web.Request, handler):
+    try:
+        return await handler(request)
+    except ApiError as exc:
+        return exc.response()
+    except web.HTTPException as exc:
+        if exc.status >= 400 and request.path.startswith("/b2b/"):
+            code = {404: "route_not_found", 405: "method_not_allowed", 413: "request_too_large"}.get(
+                exc.status, "http_error"
+            )
+            return ApiError(exc.status, code, exc.reason).response()
+        raise

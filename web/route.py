@@ -1,0 +1,18 @@
+"""A B2B route: method, path under /b2b/v1, handler, summary and request body (for OpenAPI)."""
+
+from __future__ import annotations
+
+from typing import Awaitable, Callable, NamedTuple
+
+from aiohttp import web
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+class Route(NamedTuple):
+    method: str
+    path: str
+    handler: Handler
+    summary: str
+    body: type | None = None
+    status: int = 200

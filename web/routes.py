@@ -1,0 +1,46 @@
+"""Every B2B route in one table: the router and the OpenAPI document are both built from it."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from web import bodies
+from web.route import Route
+from web.views import (
+    merchants,
+    orders,
+    refund_requests,
+    refund_transactions,
+    refunds,
+    settings,
+    test_helpers,
+    webhooks,
+)
+
+PREFIX = "/b2b/v1"
+
+
+ROUTES: list[Route] = [
+    Route("POST", "/checkout-sessions/quick", orders.quick_session,
+          "Create an order and its checkout session in one transaction", bodies.QuickSessionIn, 201),
+    Route("POST", "/checkout-sessions", orders.open_session,
+          "Attach a fresh session to an existing order (retry, or a residual with amount_due)", bodies.SessionIn, 201),
+    Route("POST", "/orders", orders.create_order, "Create an order without a session", bodies.OrderIn, 201),
+    Route("GET", "/orders", orders.list_orders, "List orders, newest first, with cursor pagination"),
+    Route("GET", "/orders/{order_id}", orders.get_order, "Read an order with line items, payments and sessions"),
+    Route("PATCH", "/orders/{order_id}/cancel", orders.cancel_order, "Cancel an unpaid order", bodies.CancelIn),
+    Route("PATCH", "/orders/{order_id}/reopen", orders.reopen_order,
+          "Reopen an order canceled by payment_timeout, with a new session", bodies.ReopenIn),
+    Route("GET", "/merchants/{merchant_id}", merchants.get_merchant, "Read the calling merchant"),
+    *refunds.ROUTES,
+    *refund_transactions.ROUTES,
+    *refund_requests.ROUTES,
+    *settings.ROUTES,
+    *test_helpers.ROUTES,
+    *webhooks.ROUTES,
+]
+
+
+def add_routes(app: web.Application) -> None:
+    for route in ROUTES:
+        app.router.add_route(route.method, PREFIX + route.path, route.handler)

@@ -1,0 +1,1 @@
+"""Handlers of the B2B API, one module per resource."""

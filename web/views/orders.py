@@ -1,0 +1,156 @@
+"""Orders and checkout sessions (SPEC 4.2)."""
+
+from __future__ import annotations
+
+import base64
+from datetime import datetime, timedelta
+
+import msgspec
+from aiohttp import web
+
+from actors import messages as m
+from actors.order import Order, OrderStatus
+from web import bodies, lookups
+from web.commands import Ids, amount, body, next_order_number, submit
+from web.context import caller, ctx
+from web.errors import ApiError
+from web.render import order_json, respond, session_created_json
+
+_decode_order = msgspec.json.Decoder(Order).decode
+
+
+def _owed(order_in: bodies.OrderIn) -> tuple[int, tuple[m.LineItem, ...]]:
+    if order_in.amount is not None and order_in.line_items is not None:
+        raise ApiError(422, "amount_and_line_items", "Send either `amount` or `line_items`, never both.", "amount")
+    if order_in.line_items is not None:
+        items = tuple(
+            m.LineItem(i.name, i.quantity, amount(i.unit_amount, f"line_items[{n}].unit_amount"))
+            for n, i in enumerate(order_in.line_items)
+        )
+        return sum(i.unit_amount * i.quantity for i in items), items
+    if order_in.amount is None:
+        raise ApiError(422, "missing_field", "Send `amount` or `line_items`.", "amount")
+    return amount(order_in.amount, "amount"), ()
+
+
+def _new_session(request: web.Request, ids: Ids, options, now: datetime) -> m.NewSession:
+    mode = "live" if caller(request).livemode else "test"
+    ttl = options.ttl_seconds or ctx(request).settings.session_ttl_s
+    return m.NewSession(
+        session_id=ids.make("cs", "session"),
+        session_key=ids.make(f"cs_{mode}", "session_key", 24),
+        expires_at=now + timedelta(seconds=ttl),
+        success_url=options.success_url,
+        cancel_url=options.cancel_url,
+    )
+
+
+async def _create(request: web.Request, kind: type, with_session: bool) -> Order:
+    order_in = await body(request, kind)
+    owed, items = _owed(order_in)
+    ids, api_key, now = Ids(request), caller(request), ctx(request).clock()
+    command = m.CreateOrder(
+        order_id=ids.make("ord", "order"),
+        merchant_id=api_key.merchant_id,
+        livemode=api_key.livemode,
+        at=now,
+        order_number=await next_order_number(request),
+        amount=owed,
+        line_items=items,
+        external_ref=order_in.external_ref,
+        metadata=order_in.metadata or {},
+        session=_new_session(request, ids, order_in, now) if with_session else None,
+    )
+    return await submit(request, ids, command)
+
+
+async def quick_session(request: web.Request) -> web.Response:
+    order = await _create(request, bodies.QuickSessionIn, with_session=True)
+    return respond(session_created_json(ctx(request).settings, order), status=201)
+
+
+async def create_order(request: web.Request) -> web.Response:
+    order = await _create(request, bodies.OrderIn, with_session=False)
+    return respond(order_json(ctx(request).settings, order), status=201)
+
+
+async def open_session(request: web.Request) -> web.Response:
+    session_in = await body(request, bodies.SessionIn)
+    due = amount(session_in.amount_due, "amount_due") if session_in.amount_due is not None else None
+    ids, api_key, now = Ids(request), caller(request), ctx(request).clock()
+    command = m.OpenSession(
+        order_id=session_in.order_id, merchant_id=api_key.merchant_id, livemode=api_key.livemode, at=now,
+        session=_new_session(request, ids, session_in, now), amount_due=due,
+    )
+    order = await submit(request, ids, command)
+    return respond(session_created_json(ctx(request).settings, order), status=201)
+
+
+async def cancel_order(request: web.Request) -> web.Response:
+    await body(request, bodies.CancelIn)
+    ids, api_key = Ids(request), caller(request)
+    command = m.CancelOrder(
+        order_id=request.match_info["order_id"], merchant_id=api_key.merchant_id,
+        livemode=api_key.livemode, at=ctx(request).clock(),
+    )
+    order = await submit(request, ids, command)
+    return respond(order_json(ctx(request).settings, order))
+
+
+async def reopen_order(request: web.Request) -> web.Response:
+    options = await body(request, bodies.ReopenIn)
+    ids, api_key, now = Ids(request), caller(request), ctx(request).clock()
+    command = m.ReopenOrder(
+        order_id=request.match_info["order_id"], merchant_id=api_key.merchant_id, livemode=api_key.livemode,
+        at=now, session=_new_session(request, ids, options, now),
+    )
+    order = await submit(request, ids, command)
+    return respond(session_created_json(ctx(request).settings, order))
+
+
+async def get_order(request: web.Request) -> web.Response:
+    return respond(order_json(ctx(request).settings, await lookups.order(request, request.match_info["order_id"])))
+
+
+def _cursor(created_at: datetime, order_id: str) -> str:
+    return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{order_id}".encode()).decode()
+
+
+def _parse_cursor(text: str) -> tuple[datetime, str]:
+    try:
+        stamp, order_id = base64.urlsafe_b64decode(text.encode()).decode().split("|", 1)
+        return datetime.fromisoformat(stamp), order_id
+    except (ValueError, UnicodeDecodeError):
+        raise ApiError(422, "invalid_cursor", "`cursor` is not a cursor this API returned.", "cursor") from None
+
+
+async def list_orders(request: web.Request) -> web.Response:
+    api_key, query = caller(request), request.query
+    unknown = set(query) - {"status", "limit", "cursor"}
+    if unknown:
+        name = sorted(unknown)[0]
+        raise ApiError(422, "unknown_parameter", f"Unknown query parameter `{name}`.", name)
+    status = query.get("status")
+    if status is not None and status not in OrderStatus.__members__:
+        raise ApiError(422, "invalid_status", f"`status` must be one of {', '.join(OrderStatus.__members__)}.", "status")
+    limit_text = query.get("limit", "20")
+    if not limit_text.isdigit() or not 1 <= int(limit_text) <= 100:
+        raise ApiError(422, "invalid_limit", "`limit` must be an integer from 1 to 100.", "limit")
+    limit = int(limit_text)
+    after_at, after_id = _parse_cursor(query["cursor"]) if "cursor" in query else (None, "")
+    rows = await ctx(request).pool.fetch(
+        "SELECT state, created_at, order_id FROM orders WHERE merchant_id = $1 AND livemode = $2"
+        " AND ($3::text IS NULL OR status = $3)"
+        " AND ($4::timestamptz IS NULL OR (created_at, order_id) < ($4, $5))"
+        " ORDER BY created_at DESC, order_id DESC LIMIT $6",
+        api_key.merchant_id, api_key.livemode, status,
+        after_at, after_id, limit + 1,
+    )
+    page = rows[:limit]
+    settings = ctx(request).settings
+    return respond({
+        "object": "list",
+        "data": [order_json(settings, _decode_order(r["state"])) for r in page],
+        "has_more": len(rows) > limit,
+        "next_cursor": _cursor(page[-1]["created_at"], page[-1]["order_id"]) if len(rows) > limit else None,
+    })

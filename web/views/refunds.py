@@ -1,0 +1,111 @@
+"""Refunds (SPEC 2.3, 3.1, 4.1): merchant and customer flows, review, cancel, reads."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from actors import messages as m
+from service import merchants
+from web import bodies, destinations, lookups
+from web.commands import Ids, amount, body, submit
+from web.context import caller, ctx
+from web.render import refund_json, respond
+from web.route import Route
+from web.views import refund_transactions
+from web.views.merchants import own_merchant_id
+
+
+async def _create(request: web.Request, kind: type[bodies.RefundIn], flow: str) -> web.Response:
+    merchant_id = own_merchant_id(request)
+    return respond(await create(request, merchant_id, await body(request, kind), flow), status=201)
+
+
+async def create(request: web.Request, merchant_id: str, refund_in: bodies.RefundIn, flow: str) -> dict:
+    """The refund as the API answers it; the dashboard's Issue Refund calls this too."""
+    cents = amount(refund_in.amount, "amount")
+    ids, api_key = Ids(request), caller(request)
+    settings = await merchants.settings(ctx(request).pool, merchant_id)
+    command = m.CreateRefund(
+        order_id=refund_in.order_id, merchant_id=merchant_id, livemode=api_key.livemode, at=ctx(request).clock(),
+        refund_id=ids.make("re", "refund"), link_token=ids.make("rl", "link_token", 16), amount=cents,
+        reason=refund_in.reason, flow=flow,
+        destination=destinations.refund_destination(refund_in.refund_to_address, refund_in.refund_network,
+                                                    refund_in.refund_token_address),
+        auto_approve=flow == "customer" and settings.auto_approve_customer_refunds,
+        note=getattr(refund_in, "note", None),
+    )
+    order = await submit(request, ids, command)
+    return refund_json(ctx(request).settings, order, order.refund(command.refund_id))
+
+
+async def create_refund(request: web.Request) -> web.Response:
+    return await _create(request, bodies.RefundIn, "merchant")
+
+
+async def create_customer_refund(request: web.Request) -> web.Response:
+    return await _create(request, bodies.CustomerRefundIn, "customer")
+
+
+async def get_refund(request: web.Request) -> web.Response:
+    refund_id = request.match_info["refund_id"]
+    order = await lookups.order(request, await lookups.order_id_of(request, "refund", refund_id))
+    txs = await refund_transactions.transactions(ctx(request).pool, refund_id)
+    return respond({**refund_json(ctx(request).settings, order, order.refund(refund_id)), "transactions": txs})
+
+
+async def list_order_refunds(request: web.Request) -> web.Response:
+    order = await lookups.order(request, request.match_info["order_id"])
+    data = [refund_json(ctx(request).settings, order, r) for r in order.refunds]
+    return respond({"object": "list", "data": data, "has_more": False, "next_cursor": None})
+
+
+async def review(request: web.Request, make) -> dict:
+    """Approve, reject or cancel the path's refund with the command make(request, common) builds."""
+    refund_id = request.match_info["refund_id"]
+    order_id = await lookups.order_id_of(request, "refund", refund_id)
+    ids, api_key = Ids(request), caller(request)
+    common = dict(order_id=order_id, merchant_id=api_key.merchant_id, livemode=api_key.livemode,
+                  at=ctx(request).clock(), refund_id=refund_id)
+    order = await submit(request, ids, await make(request, common))
+    return refund_json(ctx(request).settings, order, order.refund(refund_id))
+
+
+async def _approve(request, common):
+    await body(request, bodies.CancelIn)
+    return m.ApproveRefund(**common)
+
+
+async def _reject(request, common):
+    return m.RejectRefund(**common, reason=(await body(request, bodies.RejectIn)).reason)
+
+
+async def _cancel(request, common):
+    await body(request, bodies.CancelIn)
+    return m.CancelRefund(**common)
+
+
+async def approve_refund(request: web.Request) -> web.Response:
+    return respond(await review(request, _approve))
+
+
+async def reject_refund(request: web.Request) -> web.Response:
+    return respond(await review(request, _reject))
+
+
+async def cancel_refund(request: web.Request) -> web.Response:
+    return respond(await review(request, _cancel))
+
+
+ROUTES = [
+    Route("POST", "/merchants/{merchant_id}/refunds", create_refund,
+          "Merchant-initiated refund, created APPROVED", bodies.RefundIn, 201),
+    Route("POST", "/merchants/{merchant_id}/customer-refunds", create_customer_refund,
+          "A refund recorded on the customer's behalf: PENDING, or APPROVED when auto-approved",
+          bodies.CustomerRefundIn, 201),
+    Route("GET", "/refunds/{refund_id}", get_refund, "Read a refund"),
+    Route("GET", "/orders/{order_id}/refunds", list_order_refunds, "The refunds of an order"),
+    Route("POST", "/refunds/{refund_id}/approve", approve_refund, "Approve a PENDING refund", bodies.CancelIn),
+    Route("POST", "/refunds/{refund_id}/reject", reject_refund, "Reject a PENDING refund", bodies.RejectIn),
+    Route("POST", "/refunds/{refund_id}/cancel", cancel_refund,
+          "Cancel an APPROVED refund before execution (it ends REJECTED)", bodies.CancelIn),
+]

@@ -1,0 +1,64 @@
+"""Test-mode helpers: what the chain watchers report, without a chain, through their very commands."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from actors import messages as m
+from web import bodies, lookups
+from web.commands import Ids, amount, body, submit
+from web.context import caller, ctx
+from web.errors import ApiError
+from web.render import order_json, refund_json, respond
+from web.route import Route
+
+
+def _test_mode_only(request: web.Request) -> None:
+    if caller(request).livemode:
+        raise ApiError(403, "test_mode_only", "Test helpers work with test keys only.")
+
+
+async def record_payment(request: web.Request) -> web.Response:
+    _test_mode_only(request)
+    payment = await body(request, bodies.TestPaymentIn)
+    paid = amount(payment.amount, "amount")
+    ids, api_key = Ids(request), caller(request)
+    command = m.ConfirmPayment(
+        order_id=request.match_info["order_id"],
+        merchant_id=api_key.merchant_id,
+        livemode=False,
+        at=ctx(request).clock(),
+        payment_id=ids.make("pay", "payment"),
+        network=payment.network,
+        tx_hash=payment.tx_hash or ids.make("test", "tx_hash", 16),
+        token_address=payment.token_address,
+        amount=paid,
+    )
+    order = await submit(request, ids, command)
+    return respond(order_json(ctx(request).settings, order), status=201)
+
+
+async def execute_refund(request: web.Request) -> web.Response:
+    """Mark an APPROVED refund EXECUTED as a verified transfer to its destination would."""
+    _test_mode_only(request)
+    execution = await body(request, bodies.TestRefundExecutionIn)
+    refund_id = request.match_info["refund_id"]
+    order = await lookups.order(request, await lookups.order_id_of(request, "refund", refund_id))
+    refund = order.refund(refund_id)
+    ids = Ids(request)
+    command = m.ConfirmRefundTransfer(
+        order_id=order.order_id, merchant_id=order.merchant_id, livemode=False, at=ctx(request).clock(),
+        refund_id=refund_id, network=refund.refund_network,
+        tx_hash=execution.tx_hash or ids.make("test", "refund_tx_hash", 16),
+        token_address=refund.refund_token_address,
+    )
+    order = await submit(request, ids, command)
+    return respond(refund_json(ctx(request).settings, order, order.refund(refund_id)))
+
+
+ROUTES = [
+    Route("POST", "/test-helpers/orders/{order_id}/payments", record_payment,
+          "Test mode: record a confirmed payment", bodies.TestPaymentIn, 201),
+    Route("POST", "/test-helpers/refunds/{refund_id}/execute", execute_refund,
+          "Test mode: execute an APPROVED refund as a verified transfer would", bodies.TestRefundExecutionIn),
+]
