@@ -1,4 +1,4 @@
-"""The long-running processes of the Procfile: web, actors, scheduler."""
+"""The long-running processes of the Procfile: web, actors, scheduler, webhooks and one chain watcher per family."""
 
 from __future__ import annotations
 
@@ -33,10 +33,12 @@ def _stop_event() -> asyncio.Event:
 
 def run_web(settings: Settings) -> None:
     from web.app import init_app
+    from web.dashboard.site import dashboard_url
 
     print(f"web: serving the B2B API on {settings.public_base()}/b2b/v1", flush=True)
     print(f"web: hosted checkout pages on {settings.checkout_base()}/c/<session_key>", flush=True)
     print(f"web: OpenAPI document at {settings.public_base()}/b2b/v1/openapi.json", flush=True)
+    print(f"web: merchant dashboard on {dashboard_url(settings)}/signin", flush=True)
     web.run_app(init_app(settings), host=settings.host, port=settings.port, print=None,
                 reuse_port=True, access_log=None)
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import zlib
 
-ACTORS_GROUP = "actors"
+ACTORS_GROUP = "actors"  # the actor workers' consumer group on each command partition
+WEBHOOKS_GROUP = "webhooks"  # the webhook dispatcher's consumer group on the events stream
 
 
 class Keys:

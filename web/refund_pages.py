@@ -22,6 +22,7 @@ from web.context import ctx
 from web.errors import ApiError, from_validation
 from web.pages import params as page_params
 from web.pages.checkout import error_page
+from web.pages.quotes import network_name
 from web.pages.templating import render
 from web.render import refund_json, respond
 from streams.producer import ReplyTimeout
@@ -84,8 +85,8 @@ async def form_page(request: web.Request) -> web.Response:
     config = {"sdkMode": params.sdk_mode, "status": status.value}
     return render(
         "refund_request.html", t, config, order=order, token=token, status=status.value, refund=refund,
-        ceiling=money.format(token.amount), money=money,
-        networks=destinations.registry().networks, chosen=first_payment.network if first_payment else None,
+        ceiling=money.format(token.amount), money=money, network_name=network_name,
+        networks=[n for n in destinations.registry().networks if n.testnet != order.livemode], chosen=first_payment.network if first_payment else None,
         # A prefill only (escaped, and validated on submit): any family's address may come here.
         wallet_address=request.query.get("wallet_address", "")[:128], csrf=csrf_token(request, token.token),
         hide_summary=token.hide_summary or params.hide_summary, hide_header=token.hide_header or params.hide_header,

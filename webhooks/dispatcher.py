@@ -24,14 +24,13 @@ from redis.exceptions import ResponseError
 from actors.publication import PublicEvent
 from service.clock import Clock, utcnow
 from service.secrets import Vault
-from streams.names import Keys
+from streams.names import WEBHOOKS_GROUP, Keys
 from webhooks import endpoints, outcomes, schedule, store
 from webhooks.events import Envelope, from_public
 from webhooks.sender import Attempt, Job, Sender
 from webhooks.settings import WebhookSettings
 
 log = logging.getLogger(__name__)
-GROUP = "webhooks"  # the dispatcher's consumer group on the events stream
 _decode_public = msgspec.json.Decoder(PublicEvent).decode
 # Test hook, as in the actors: die at the named point to prove crash safety (tests only).
 CRASH_POINT = os.environ.get("WEBHOOKS_CRASH_POINT", "")
@@ -49,7 +48,7 @@ class Lane:
 class Dispatcher:
     def __init__(self, pool: asyncpg.Pool, redis: aioredis.Redis, keys: Keys, vault: Vault,
                  settings: WebhookSettings = WebhookSettings(), *, clock: Clock = utcnow,
-                 jitter: schedule.Jitter = schedule.uniform_jitter, group: str = GROUP, consumer: str = ""):
+                 jitter: schedule.Jitter = schedule.uniform_jitter, group: str = WEBHOOKS_GROUP, consumer: str = ""):
         self.pool, self.redis, self.keys, self.vault = pool, redis, keys, vault
         self.settings, self.clock, self.jitter, self.group = settings, clock, jitter, group
         self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"

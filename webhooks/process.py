@@ -11,9 +11,9 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from service import db
 from service.config import Settings
 from service.secrets import Vault, master_key
-from streams.names import Keys
+from streams.names import WEBHOOKS_GROUP, Keys
 from webhooks import settings as webhook_settings
-from webhooks.dispatcher import GROUP, Dispatcher
+from webhooks.dispatcher import Dispatcher
 
 log = logging.getLogger(__name__)
 RECLAIM_EVERY_S = 10.0
@@ -44,7 +44,8 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
     scheduler.add_job(_guarded(dispatcher.reclaim), "interval", seconds=RECLAIM_EVERY_S, max_instances=1,
                       coalesce=True, id="webhook-reclaim")
     scheduler.start()
-    print(f"webhooks: delivering events from {keys.events} (consumer group {GROUP}) to merchant endpoints", flush=True)
+    print(f"webhooks: delivering events from {keys.events} "
+          f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints", flush=True)
     print(f"webhooks: {hooks.timeout_s:g} s per attempt, up to {hooks.per_endpoint} at once per endpoint;"
           f" retries swept every {hooks.sweep_interval_s:g} s", flush=True)
     try:

@@ -9,7 +9,7 @@ import pytest
 from playwright.async_api import async_playwright
 
 from tests.e2e import site
-from tests.e2e.support import NOT_RUN, Shop, receive_addresses
+from tests.e2e.support import Shop, receive_addresses
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 # TOOLCHAIN.md: Debian's Chromium, never a browser downloaded by `playwright install`.
@@ -66,9 +66,3 @@ def screenshots() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
 
-
-def pytest_terminal_summary(terminalreporter):
-    if NOT_RUN:
-        terminalreporter.section("browser tests NOT RUN (waiting on other work)", yellow=True)
-        for line in NOT_RUN:
-            terminalreporter.write_line(line)

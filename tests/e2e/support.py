@@ -13,7 +13,6 @@ from web3 import Web3
 
 from tests.integration.helpers import QUICK, pay
 
-NOT_RUN: list[str] = []  # tests that could not run yet, and why: printed at the end of the run
 OVERLAY = "div[role=dialog]"
 SEPOLIA_USDC = "0x1c7D4B196Cb0C7B01d743Fbc6116a902379C7238"
 

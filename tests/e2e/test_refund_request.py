@@ -1,27 +1,17 @@
 """sdk.openRefundRequest in each mode, submitting the real hosted refund form (web/refund_pages.py).
 
-Should the form ever stop being served, these tests are skipped with their reason and listed at the end of
-the run, never passed silently. They drive the form by its field names (those of the customer refund body)
-and wait for the refund status card the form leads to once submitted.
+They drive the form by its field names (those of the customer refund body) and wait for the refund status card
+the form leads to once submitted.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from tests.e2e.support import NOT_RUN, SEPOLIA_USDC
+from tests.e2e.support import SEPOLIA_USDC
 from tests.integration.helpers import pay
 
-FORM_ROUTE = "/refund-request/{token}"
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
-
-
-@pytest.fixture
-def refund_form(stack, request):
-    served = {resource.canonical for resource in stack.server.app.router.resources()}
-    if FORM_ROUTE not in served:
-        NOT_RUN.append(f"{request.node.nodeid}: {FORM_ROUTE} is not served yet (the refunds issue's hosted form)")
-        pytest.skip(f"{FORM_ROUTE} is not served yet: the hosted refund form has not landed")
 
 
 async def mint(shop) -> str:
@@ -50,7 +40,7 @@ async def frame_of(shop):
 
 
 @pytest.mark.parametrize("mode", ["popup", "embed"])
-async def test_a_framed_refund_request_submits_and_reports_link_token_and_refund_id(refund_form, shop, mode):
+async def test_a_framed_refund_request_submits_and_reports_link_token_and_refund_id(shop, mode):
     token = await mint(shop)
     await shop.open()
     assert await shop.page.evaluate("(o) => openRefund(o)", {"token": token, "mode": mode}) is None
@@ -62,7 +52,7 @@ async def test_a_framed_refund_request_submits_and_reports_link_token_and_refund
     assert await shop.events("cancel") == []
 
 
-async def test_a_redirected_refund_request_submits_on_the_hosted_page(refund_form, shop):
+async def test_a_redirected_refund_request_submits_on_the_hosted_page(shop):
     token = await mint(shop)
     await shop.open()
     await shop.page.evaluate("(o) => openRefund(o)", {"token": token, "mode": "redirect"})
@@ -73,7 +63,7 @@ async def test_a_redirected_refund_request_submits_on_the_hosted_page(refund_for
 
 
 @pytest.mark.parametrize("size", SIZES)
-async def test_refund_form_screenshot(refund_form, shop, screenshots, size):
+async def test_refund_form_screenshot(shop, screenshots, size):
     token = await mint(shop)
     await shop.page.set_viewport_size(SIZES[size])
     await shop.page.goto(f"{shop.stack.base_url}/refund-request/{token}")

@@ -16,7 +16,7 @@ from redis.exceptions import ResponseError
 from tests.integration.helpers import quick
 from tests.integration.test_crash import _exited
 from tests.webhooks.support import HANG, register
-from webhooks.dispatcher import GROUP
+from streams.names import WEBHOOKS_GROUP
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,9 +26,9 @@ async def process(stack, redis, keys):
     """Starts `service webhooks` processes on the stack's database and events stream; its consumer
     group starts at the stream's end, so only this test's events are read."""
     try:
-        await redis.xgroup_create(keys.events, GROUP, id="$", mkstream=True)
+        await redis.xgroup_create(keys.events, WEBHOOKS_GROUP, id="$", mkstream=True)
     except ResponseError:
-        await redis.xgroup_setid(keys.events, GROUP, "$")
+        await redis.xgroup_setid(keys.events, WEBHOOKS_GROUP, "$")
     s = stack.settings
     procs: list[subprocess.Popen] = []
 

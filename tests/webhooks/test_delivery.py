@@ -82,7 +82,7 @@ async def test_exact_headers_and_body(stack, merchant, receiver, dispatcher):
     assert b"external_ref" not in got.body and b"SECRET-REF-42" not in got.body
     # The body is byte for byte the envelope the events API answers for that id.
     async with stack.http.get(merchant.base_url + f"/b2b/v1/events/{event['id']}",
-                              headers=merchant.headers("GET", f"/b2b/v1/events/{event['id']}", b"")) as resp:
+                              headers=await merchant.fresh_headers("GET", f"/b2b/v1/events/{event['id']}", b"")) as resp:
         assert resp.status == 200 and await resp.read() == got.body
     assert re.fullmatch(r"sha256=[0-9a-f]{64}", got.headers["x-service-signature"])
 

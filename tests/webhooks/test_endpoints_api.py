@@ -150,7 +150,7 @@ async def test_idempotency_key_answers_the_first_response(stack, merchant):
     status, body = await merchant.post(base(merchant), {"url": URL + "/other"}, headers=key)
     assert (status, body["error"]["code"], body["error"]["param"]) == (409, "idempotency_key_reused", "Idempotency-Key")
     async with stack.http.post(merchant.base_url + base(merchant), data=b'{"url": "%s"}' % URL.encode(),
-                               headers=merchant.headers("POST", base(merchant), b'{"url": "%s"}' % URL.encode())
+                               headers=await merchant.fresh_headers("POST", base(merchant), b'{"url": "%s"}' % URL.encode())
                                | key) as resp:
         assert resp.status == 201 and resp.headers["Idempotent-Replayed"] == "true"
     # The same key in the other mode is another key.

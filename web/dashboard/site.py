@@ -24,6 +24,12 @@ def prefix(settings: Settings) -> str:
     return path or DEFAULT_PREFIX
 
 
+def dashboard_url(settings: Settings) -> str:
+    """Where staff sign in: DASHBOARD_URL's origin and path, else the public origin under the prefix."""
+    parts = urlsplit(_url(settings))
+    return f"{parts.scheme}://{parts.netloc}{prefix(settings)}"
+
+
 def secure_cookies(settings: Settings) -> bool:
     """Secure everywhere but plain-HTTP local development, where a browser would never send a Secure cookie."""
     parts = urlsplit(_url(settings))

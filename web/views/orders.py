@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 from datetime import datetime, timedelta
 
 import msgspec
@@ -14,6 +13,7 @@ from web import bodies, lookups
 from web.commands import Ids, amount, body, next_order_number, submit
 from web.context import caller, ctx
 from web.errors import ApiError
+from web.pagination import Page
 from web.render import order_json, respond, session_created_json
 
 _decode_order = msgspec.json.Decoder(Order).decode
@@ -112,45 +112,19 @@ async def get_order(request: web.Request) -> web.Response:
     return respond(order_json(ctx(request).settings, await lookups.order(request, request.match_info["order_id"])))
 
 
-def _cursor(created_at: datetime, order_id: str) -> str:
-    return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{order_id}".encode()).decode()
-
-
-def _parse_cursor(text: str) -> tuple[datetime, str]:
-    try:
-        stamp, order_id = base64.urlsafe_b64decode(text.encode()).decode().split("|", 1)
-        return datetime.fromisoformat(stamp), order_id
-    except (ValueError, UnicodeDecodeError):
-        raise ApiError(422, "invalid_cursor", "`cursor` is not a cursor this API returned.", "cursor") from None
-
-
 async def list_orders(request: web.Request) -> web.Response:
-    api_key, query = caller(request), request.query
-    unknown = set(query) - {"status", "limit", "cursor"}
-    if unknown:
-        name = sorted(unknown)[0]
-        raise ApiError(422, "unknown_parameter", f"Unknown query parameter `{name}`.", name)
-    status = query.get("status")
+    api_key, page = caller(request), Page(request, ("status",))
+    status = page.filters["status"]
     if status is not None and status not in OrderStatus.__members__:
         raise ApiError(422, "invalid_status", f"`status` must be one of {', '.join(OrderStatus.__members__)}.", "status")
-    limit_text = query.get("limit", "20")
-    if not limit_text.isdigit() or not 1 <= int(limit_text) <= 100:
-        raise ApiError(422, "invalid_limit", "`limit` must be an integer from 1 to 100.", "limit")
-    limit = int(limit_text)
-    after_at, after_id = _parse_cursor(query["cursor"]) if "cursor" in query else (None, "")
+    after_at, after_id = page.before or (None, "")
     rows = await ctx(request).pool.fetch(
         "SELECT state, created_at, order_id FROM orders WHERE merchant_id = $1 AND livemode = $2"
         " AND ($3::text IS NULL OR status = $3)"
         " AND ($4::timestamptz IS NULL OR (created_at, order_id) < ($4, $5))"
         " ORDER BY created_at DESC, order_id DESC LIMIT $6",
-        api_key.merchant_id, api_key.livemode, status,
-        after_at, after_id, limit + 1,
+        api_key.merchant_id, api_key.livemode, status, after_at, after_id, page.limit + 1,
     )
-    page = rows[:limit]
     settings = ctx(request).settings
-    return respond({
-        "object": "list",
-        "data": [order_json(settings, _decode_order(r["state"])) for r in page],
-        "has_more": len(rows) > limit,
-        "next_cursor": _cursor(page[-1]["created_at"], page[-1]["order_id"]) if len(rows) > limit else None,
-    })
+    return respond(page.answer([order_json(settings, _decode_order(r["state"])) for r in rows], rows,
+                               lambda r: (r["created_at"], r["order_id"])))
