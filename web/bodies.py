@@ -17,14 +17,22 @@ class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 
 class LineItemIn(_Body):
+    """One item; its unit price is `unit_amount`, or by the names other checkouts use, `unit_price` or `price`."""
+
     name: Annotated[str, Meta(min_length=1, max_length=255)]
-    unit_amount: str
+    unit_amount: str | None = None
+    unit_price: str | None = None
+    price: str | None = None
     quantity: Annotated[int, Meta(ge=1, le=1_000_000)] = 1
+
+
+LineItems = Annotated[list[LineItemIn], Meta(min_length=1, max_length=250)]
 
 
 class OrderIn(_Body):
     amount: str | None = None
-    line_items: Annotated[list[LineItemIn], Meta(min_length=1, max_length=250)] | None = None
+    line_items: LineItems | None = None
+    items: LineItems | None = None  # another name of line_items
     external_ref: Annotated[str, Meta(max_length=255)] | None = None
     metadata: Metadata | None = None
 

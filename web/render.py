@@ -116,6 +116,7 @@ def refund_json(settings: Settings, order: Order, r: Refund) -> dict[str, Any]:
         "source": r.source,
         "metadata": {"note": r.note} if r.note else {},
         "link_token": r.link_token,
+        "linkToken": r.link_token,  # SPEC 2.3 spells it so (the SDK's onSuccess too); both names answer
         "status_url": f"{settings.checkout_base()}/r/{r.link_token}",
         "refund_request_token": r.token,
         "rejection_reason": r.rejection_reason,

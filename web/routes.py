@@ -41,6 +41,13 @@ ROUTES: list[Route] = [
 ]
 
 
+# The spec names these state changes (approve, reject, cancel, reopen) but not always their method: each
+# answers POST and PATCH alike, so an integration guessing either one works (docs/api.md).
+ACTIONS = ("/approve", "/reject", "/cancel", "/reopen")
+OTHER_METHOD = {"POST": "PATCH", "PATCH": "POST"}
+ROUTES += [route._replace(method=OTHER_METHOD[route.method]) for route in ROUTES if route.path.endswith(ACTIONS)]
+
+
 def add_routes(app: web.Application) -> None:
     for route in ROUTES:
         app.router.add_route(route.method, PREFIX + route.path, route.handler)

@@ -35,6 +35,14 @@ async def test_line_items_sum_and_full_order_read(merchant):
     assert [s["status"] for s in body["sessions"]] == ["OPEN"]
 
 
+@pytest.mark.parametrize("field,price", [("line_items", "unit_price"), ("items", "price"), ("items", "unit_amount")])
+async def test_line_items_by_other_names(merchant, field, price):
+    status, created = await merchant.post(QUICK, {field: [{"name": "Tea", price: "2.50", "quantity": 2}]})
+    assert status == 201, created
+    body = await order(merchant, created["order_id"])
+    assert body["amount_owed"] == "5.00" and body["line_items"][0]["unit_amount"] == "2.50"
+
+
 async def test_order_without_session(merchant):
     status, body = await merchant.post("/b2b/v1/orders", {"amount": "3.00"})
     assert status == 201 and body["sessions"] == [] and body["status"] == "PENDING"

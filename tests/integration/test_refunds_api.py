@@ -304,3 +304,13 @@ async def test_submit_tx_on_pending_refund_refused(stack, merchant):
     status, body = await submit_tx(merchant, refund_id)
     assert (status, body["error"]["code"]) == (409, "refund_state_conflict")
     assert await stack.pool.fetchval("SELECT count(*) FROM refund_transactions WHERE refund_id = $1", refund_id) == 0
+
+
+@pytest.mark.parametrize("method", ["POST", "PATCH"])
+@pytest.mark.parametrize("action,status", [("approve", "APPROVED"), ("reject", "REJECTED")])
+async def test_review_answers_either_method(merchant, method, action, status):
+    order_id = await paid_order(merchant)
+    pending = (await customer_refund(merchant, order_id, "1.00"))[1]["refund_id"]
+    code, body = await merchant.call(method, f"/b2b/v1/refunds/{pending}/{action}", {})
+    assert (code, body["status"]) == (200, status)
+    assert body["linkToken"] == body["link_token"]

@@ -19,14 +19,28 @@ from web.render import order_json, respond, session_created_json
 _decode_order = msgspec.json.Decoder(Order).decode
 
 
+PRICE_FIELDS = ("unit_amount", "unit_price", "price")
+
+
+def _unit_amount(item: bodies.LineItemIn, where: str) -> int:
+    given = [(name, getattr(item, name)) for name in PRICE_FIELDS if getattr(item, name) is not None]
+    if len(given) != 1:
+        problem = "several prices" if given else "no price"
+        raise ApiError(422, "missing_field" if not given else "conflicting_fields",
+                       f"`{where}` has {problem}: send exactly one of `unit_amount`, `unit_price`, `price`.",
+                       f"{where}.unit_amount")
+    name, text = given[0]
+    return amount(text, f"{where}.{name}")
+
+
 def _owed(order_in: bodies.OrderIn) -> tuple[int, tuple[m.LineItem, ...]]:
-    if order_in.amount is not None and order_in.line_items is not None:
+    if order_in.line_items is not None and order_in.items is not None:
+        raise ApiError(422, "conflicting_fields", "Send `line_items` or `items`, not both.", "items")
+    listed, field = (order_in.line_items, "line_items") if order_in.items is None else (order_in.items, "items")
+    if order_in.amount is not None and listed is not None:
         raise ApiError(422, "amount_and_line_items", "Send either `amount` or `line_items`, never both.", "amount")
-    if order_in.line_items is not None:
-        items = tuple(
-            m.LineItem(i.name, i.quantity, amount(i.unit_amount, f"line_items[{n}].unit_amount"))
-            for n, i in enumerate(order_in.line_items)
-        )
+    if listed is not None:
+        items = tuple(m.LineItem(i.name, i.quantity, _unit_amount(i, f"{field}[{n}]")) for n, i in enumerate(listed))
         return sum(i.unit_amount * i.quantity for i in items), items
     if order_in.amount is None:
         raise ApiError(422, "missing_field", "Send `amount` or `line_items`.", "amount")
