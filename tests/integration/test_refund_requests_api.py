@@ -187,6 +187,19 @@ async def test_buyer_refusals(stack, merchant, buyer, change, status, code, para
     assert await stack.pool.fetchval("SELECT count(*) FROM refunds WHERE order_id = $1", order_id) == 0
 
 
+async def test_a_submission_without_the_page_field_is_accepted(stack, merchant, buyer):
+    """The token is the credential: a buyer's app posting the form fields alone gets its refund."""
+    order_id = await paid_order(merchant)
+    token = (await minted(merchant, order_id))["token"]
+    body = {"refund_to_address": DEST["refund_to_address"], "refund_network": "ethereum",
+            "refund_token_address": USDT, "amount": "2.00", "reason": "broken"}
+    async with stack.http.post(f"{stack.base_url}/refund-request/{token}", json=body) as resp:
+        answer = await resp.json()
+        assert resp.status == 201 and answer["status"] == "PENDING"
+    status, refund = await merchant.get(f"/b2b/v1/refunds/{answer['refundId']}")
+    assert (status, refund["amount"], refund["linkToken"]) == (200, "2.00", answer["linkToken"])
+
+
 async def test_cross_origin_post_refused(stack, merchant, buyer):
     order_id = await paid_order(merchant)
     token = (await minted(merchant, order_id))["token"]
