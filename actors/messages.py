@@ -52,6 +52,7 @@ class OpenSession(_Command, tag="open_session"):
 
 class CancelOrder(_Command, tag="cancel_order"):
     reason: str = "merchant_canceled"
+    note: str | None = None  # the merchant's own words, kept as metadata.cancel_note
 
 
 class ReopenOrder(_Command, tag="reopen_order"):
@@ -257,6 +258,7 @@ class OrderResolved(_Event, tag="order.resolved"):
 
 class OrderCanceled(_Event, tag="order.canceled"):
     reason: str
+    note: str | None = None
 
 
 class OrderReopened(_Event, tag="order.reopened"):

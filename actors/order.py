@@ -120,7 +120,7 @@ def _cancel(order: Order, cmd: m.CancelOrder) -> list[m.Event]:
             "order_not_cancelable",
             f"Only an unpaid or partially paid order can be canceled; this one is {order.status.value}.",
         )
-    return _close_sessions(order, cmd.at) + [m.OrderCanceled(at=cmd.at, reason=cmd.reason)]
+    return _close_sessions(order, cmd.at) + [m.OrderCanceled(at=cmd.at, reason=cmd.reason, note=cmd.note)]
 
 
 def _close_sessions(order: Order, at: datetime) -> list[m.Event]:
@@ -250,10 +250,11 @@ def evolve(order: Order | None, event: m.Event) -> Order:
         case m.OrderPaid() | m.OrderResolved():
             return replace(order, status=OrderStatus.PAID)
         case m.OrderCanceled():
-            metadata = {**order.metadata, "canceled_reason": event.reason}
+            note = {"cancel_note": event.note} if event.note else {}
+            metadata = {**order.metadata, "canceled_reason": event.reason, **note}
             return replace(order, status=OrderStatus.CANCELED, metadata=metadata)
         case m.OrderReopened():
-            metadata = {k: v for k, v in order.metadata.items() if k != "canceled_reason"}
+            metadata = {k: v for k, v in order.metadata.items() if k not in ("canceled_reason", "cancel_note")}
             return replace(order, status=OrderStatus.PENDING, metadata=metadata)
     raise TypeError(f"unhandled event {type(event).__name__}")
 

@@ -9,6 +9,7 @@ from msgspec import Meta
 
 Url = Annotated[str, Meta(max_length=2048, pattern=r"^https?://[^\s]+$")]
 Ttl = Annotated[int, Meta(ge=60, le=7 * 86400)]
+Text = Annotated[str, Meta(max_length=1000)]
 Metadata = Annotated[dict[Annotated[str, Meta(max_length=40)], Annotated[str, Meta(max_length=500)]], Meta(max_length=50)]
 
 
@@ -62,14 +63,15 @@ class CancelIn(_Body):
     pass
 
 
+class OrderCancelIn(_Body):
+    reason: Text | None = None  # free text, kept as metadata.cancel_note; canceled_reason stays merchant_canceled
+
+
 class TestPaymentIn(_Body):
     amount: str
     network: Annotated[str, Meta(pattern=r"^[a-z0-9][a-z0-9-]{0,39}$")]
     token_address: Annotated[str, Meta(min_length=1, max_length=128)]
     tx_hash: Annotated[str, Meta(min_length=1, max_length=128)] | None = None
-
-
-Text = Annotated[str, Meta(max_length=1000)]
 
 
 class RefundIn(_Body):

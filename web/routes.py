@@ -28,7 +28,7 @@ ROUTES: list[Route] = [
     Route("POST", "/orders", orders.create_order, "Create an order without a session", bodies.OrderIn, 201),
     Route("GET", "/orders", orders.list_orders, "List orders, newest first, with cursor pagination"),
     Route("GET", "/orders/{order_id}", orders.get_order, "Read an order with line items, payments and sessions"),
-    Route("PATCH", "/orders/{order_id}/cancel", orders.cancel_order, "Cancel an unpaid order", bodies.CancelIn),
+    Route("PATCH", "/orders/{order_id}/cancel", orders.cancel_order, "Cancel an unpaid order", bodies.OrderCancelIn),
     Route("PATCH", "/orders/{order_id}/reopen", orders.reopen_order,
           "Reopen an order canceled by payment_timeout, with a new session", bodies.ReopenIn),
     Route("GET", "/merchants/{merchant_id}", merchants.get_merchant, "Read the calling merchant"),

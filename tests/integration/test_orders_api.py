@@ -158,3 +158,12 @@ async def test_every_documented_route_requires_a_signature(stack, path):
     async with stack.http.request(method, stack.base_url + path.replace("{", "x").replace("}", "")) as resp:
         assert resp.status == 401
         assert (await resp.json())["error"]["code"] == "missing_header"
+
+
+async def test_cancel_keeps_the_merchants_note(stack, merchant):
+    created = await quick(merchant)
+    status, body = await merchant.patch(f"/b2b/v1/orders/{created['order_id']}/cancel", {"reason": "buyer phoned"})
+    assert status == 200
+    assert body["metadata"] == {"canceled_reason": "merchant_canceled", "cancel_note": "buyer phoned"}
+    status, body = await merchant.patch(f"/b2b/v1/orders/{created['order_id']}/cancel", {"reason": 5})
+    assert (status, body["error"]["param"]) == (422, "reason")

@@ -101,11 +101,11 @@ async def open_session(request: web.Request) -> web.Response:
 
 
 async def cancel_order(request: web.Request) -> web.Response:
-    await body(request, bodies.CancelIn)
+    options = await body(request, bodies.OrderCancelIn)
     ids, api_key = Ids(request), caller(request)
     command = m.CancelOrder(
         order_id=request.match_info["order_id"], merchant_id=api_key.merchant_id,
-        livemode=api_key.livemode, at=ctx(request).clock(),
+        livemode=api_key.livemode, at=ctx(request).clock(), note=options.reason,
     )
     order = await submit(request, ids, command)
     return respond(order_json(ctx(request).settings, order))
