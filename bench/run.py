@@ -136,6 +136,7 @@ async def main() -> None:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--workers", type=int, default=1, help="actor worker processes")
+    parser.add_argument("--web", type=int, default=1, help="web processes (sharing the port)")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--max-rate", type=int, default=15000, help="requests signed per second of run")
     parser.add_argument("--workdir", default="/tmp")
@@ -166,7 +167,9 @@ async def main() -> None:
         baseline.terminate()
         baseline.wait()
 
-        pipeline = {"web": subprocess.Popen([sys.executable, "-m", "service", "web", "--port", str(pipe_port)], env=env, cwd=ROOT)}
+        # Web processes share the port (SO_REUSEPORT), as `service web` scaled by count does.
+        pipeline = {f"web{n + 1}": subprocess.Popen([sys.executable, "-m", "service", "web", "--port", str(pipe_port)],
+                                                    env=env, cwd=ROOT) for n in range(args.web)}
         for n in range(args.workers):
             pipeline[f"actors{n + 1}"] = subprocess.Popen([sys.executable, "-m", "service", "actors"], env=env, cwd=ROOT)
         procs += pipeline.values()
