@@ -175,7 +175,8 @@ class Worker:
 
     async def _apply(self, envelopes: list[m.Envelope]) -> list[store.Outcome]:
         async with self.pool.acquire() as conn:
-            wanted = {e.command.order_id for e in envelopes} - self._cache.keys()
+            # A membership test per command: `set - cache.keys()` would walk the whole cache on every batch.
+            wanted = {e.command.order_id for e in envelopes if e.command.order_id not in self._cache}
             known, stored = await store.prepare(conn, [e.command_id for e in envelopes], list(wanted))
             for order in stored.values():
                 self._remember(order)
