@@ -8,7 +8,8 @@ import msgspec
 from msgspec import Meta
 
 Url = Annotated[str, Meta(max_length=2048, pattern=r"^https?://[^\s]+$")]
-Ttl = Annotated[int, Meta(ge=60, le=7 * 86400)]
+# A checkout session lives 1 s to 7 days: short ones let an integration watch expiry happen in its tests.
+Ttl = Annotated[int, Meta(ge=1, le=7 * 86400)]
 Text = Annotated[str, Meta(max_length=1000)]
 Metadata = Annotated[dict[Annotated[str, Meta(max_length=40)], Annotated[str, Meta(max_length=500)]], Meta(max_length=50)]
 

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.integration.helpers import QUICK, order, pay, quick
+from tests.integration.helpers import QUICK, expire_due, order, pay, quick, until
 from web.routes import PREFIX, ROUTES
 
 
@@ -167,3 +167,12 @@ async def test_cancel_keeps_the_merchants_note(stack, merchant):
     assert body["metadata"] == {"canceled_reason": "merchant_canceled", "cancel_note": "buyer phoned"}
     status, body = await merchant.patch(f"/b2b/v1/orders/{created['order_id']}/cancel", {"reason": 5})
     assert (status, body["error"]["param"]) == (422, "reason")
+
+
+async def test_a_one_second_session_is_canceled_by_the_next_sweep(stack, merchant):
+    created = await quick(merchant, ttl_seconds=1)
+    await asyncio.sleep(1.1)
+    assert await expire_due(stack, 0) >= 1  # the scheduler's sweep at the real time
+    body = await until(merchant, created["order_id"], lambda o: o["status"] == "CANCELED")
+    assert body["metadata"]["canceled_reason"] == "payment_timeout"
+    assert [s["status"] for s in body["sessions"]] == ["EXPIRED"]
