@@ -13,6 +13,7 @@ from web.errors import ApiError
 from web.signing import matches
 
 PUBLIC_PATHS = {"/b2b/v1/openapi.json"}
+MILLISECONDS_FROM = 10**11
 KEY_CACHE_S = 5.0  # a rolled secret stops working within this long in every web process
 _PUBLIC_KEY = re.compile(r"^pk_(live|test)_[A-Za-z0-9]+$")
 _HEX = re.compile(r"^[0-9a-f]{64}$")
@@ -47,6 +48,11 @@ async def _refuse_replay(request: web.Request, signature: str) -> None:
         raise ApiError(401, "signature_replayed", "This signature was already used; sign each request afresh.", "X-Signature")
 
 
+def _seconds(timestamp: int) -> float:
+    """Unix seconds; a value this large can only be milliseconds (seconds would be past the year 5000)."""
+    return timestamp / 1000 if timestamp >= MILLISECONDS_FROM else timestamp
+
+
 @web.middleware
 async def signature_middleware(request: web.Request, handler):
     if not request.path.startswith("/b2b/") or request.path in PUBLIC_PATHS:
@@ -62,7 +68,7 @@ async def signature_middleware(request: web.Request, handler):
     if not timestamp.isdigit():
         raise ApiError(401, "invalid_timestamp", "X-Timestamp must be an integer Unix time in seconds.", "X-Timestamp")
     c = ctx(request)
-    skew = abs(c.clock().timestamp() - int(timestamp))
+    skew = abs(c.clock().timestamp() - _seconds(int(timestamp)))
     if skew > c.settings.signature_tolerance_s:
         raise ApiError(
             401, "timestamp_out_of_tolerance",

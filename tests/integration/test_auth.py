@@ -50,6 +50,8 @@ CASES = [
     ("sha256-prefixed", lambda c: (h := _headers(c)) | {"X-Signature": "sha256=" + h["X-Signature"]}, 401, "signature_prefix_not_allowed", "X-Signature"),
     ("timestamp-too-old", lambda c: _headers(c, ts=int(time.time()) - 301), 401, "timestamp_out_of_tolerance", "X-Timestamp"),
     ("timestamp-too-new", lambda c: _headers(c, ts=int(time.time()) + 301), 401, "timestamp_out_of_tolerance", "X-Timestamp"),
+    ("timestamp-ms-too-old", lambda c: _headers(c, ts=int(time.time() * 1000) - 301_000), 401, "timestamp_out_of_tolerance",
+     "X-Timestamp"),
     ("timestamp-not-integer", lambda c: _headers(c) | {"X-Timestamp": "2026-01-01T00:00:00Z"}, 401, "invalid_timestamp", "X-Timestamp"),
 ]
 
@@ -79,6 +81,11 @@ async def test_replayed_create_writes_nothing(stack, merchant):
     assert (await _raw(stack, "POST", "/b2b/v1/orders", headers, body))[0] == 401
     status, listed = await merchant.get("/b2b/v1/orders")
     assert status == 200 and len(listed["data"]) == 1
+
+
+async def test_millisecond_timestamp_accepted(stack, merchant):
+    status, _ = await _raw(stack, "GET", PATH, _headers(merchant, ts=int(time.time() * 1000)))
+    assert status == 200
 
 
 async def test_within_tolerance_accepted(stack, merchant):
