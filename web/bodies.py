@@ -79,8 +79,9 @@ class RefundIn(_Body):
     order_id: str
     amount: str
     refund_to_address: Annotated[str, Meta(max_length=128)]
-    refund_network: Annotated[str, Meta(max_length=40)]
-    refund_token_address: Annotated[str, Meta(max_length=128)]
+    # Left out, network and token are those the order was paid with (SPEC 2.3: usually the original token).
+    refund_network: Annotated[str, Meta(max_length=40)] | None = None
+    refund_token_address: Annotated[str, Meta(max_length=128)] | None = None
     reason: Text = ""
 
 

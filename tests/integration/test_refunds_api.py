@@ -179,6 +179,8 @@ REFUSALS = [
     ("solana-bad-pubkey", {"refund_network": "solana", "refund_token_address": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
                            "refund_to_address": "0OIl"}, 422, "invalid_address", "refund_to_address"),
     ("unknown-order", {"order_id": "ord_nope"}, 404, "order_not_found", "order_id"),
+    ("token-left-out-no-payment-there", {"refund_network": "polygon", "refund_token_address": None}, 422,
+     "missing_field", "refund_token_address"),
 ]
 
 
@@ -314,3 +316,12 @@ async def test_review_answers_either_method(merchant, method, action, status):
     code, body = await merchant.call(method, f"/b2b/v1/refunds/{pending}/{action}", {})
     assert (code, body["status"]) == (200, status)
     assert body["linkToken"] == body["link_token"]
+
+
+@pytest.mark.parametrize("left_out", [("refund_token_address",), ("refund_network", "refund_token_address")])
+async def test_destination_defaults_to_the_payment(merchant, left_out):
+    order_id = await paid_order(merchant)
+    payload = {"order_id": order_id, "amount": "1.00", **{k: v for k, v in DEST.items() if k not in left_out}}
+    status, refund = await merchant.post(f"/b2b/v1/merchants/{merchant.merchant_id}/refunds", payload)
+    assert status == 201, refund
+    assert (refund["refund_network"], refund["refund_token_address"]) == ("ethereum", USDT)

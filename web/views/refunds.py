@@ -9,6 +9,7 @@ from service import merchants
 from web import bodies, destinations, lookups
 from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx
+from web.errors import ApiError
 from web.render import refund_json, respond
 from web.route import Route
 from web.views import refund_transactions
@@ -20,6 +21,20 @@ async def _create(request: web.Request, kind: type[bodies.RefundIn], flow: str) 
     return respond(await create(request, merchant_id, await body(request, kind), flow), status=201)
 
 
+async def _destination(request: web.Request, refund_in: bodies.RefundIn) -> m.Destination:
+    """The refund's destination; a network or token left out is taken from the order's payment."""
+    network, token = refund_in.refund_network, refund_in.refund_token_address
+    if network is None or token is None:
+        paid = await lookups.order(request, refund_in.order_id)
+        payment = next((p for p in paid.payments if network is None or p.network == network), None)
+        if payment is None:
+            field = "refund_network" if network is None else "refund_token_address"
+            raise ApiError(422, "missing_field", f"`{field}` is required: no payment of this order to take it from.",
+                           field)
+        network, token = network or payment.network, token or payment.token_address
+    return destinations.refund_destination(refund_in.refund_to_address, network, token)
+
+
 async def create(request: web.Request, merchant_id: str, refund_in: bodies.RefundIn, flow: str) -> dict:
     """The refund as the API answers it; the dashboard's Issue Refund calls this too."""
     cents = amount(refund_in.amount, "amount")
@@ -29,8 +44,7 @@ async def create(request: web.Request, merchant_id: str, refund_in: bodies.Refun
         order_id=refund_in.order_id, merchant_id=merchant_id, livemode=api_key.livemode, at=ctx(request).clock(),
         refund_id=ids.make("re", "refund"), link_token=ids.make("rl", "link_token", 16), amount=cents,
         reason=refund_in.reason, flow=flow,
-        destination=destinations.refund_destination(refund_in.refund_to_address, refund_in.refund_network,
-                                                    refund_in.refund_token_address),
+        destination=await _destination(request, refund_in),
         auto_approve=flow == "customer" and settings.auto_approve_customer_refunds,
         note=getattr(refund_in, "note", None),
     )
