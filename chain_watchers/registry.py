@@ -62,6 +62,10 @@ class Registry(msgspec.Struct, frozen=True):
                 return network
         raise UnknownNetwork(slug)
 
+    def of_mode(self, livemode: bool) -> tuple[Network, ...]:
+        """The networks a merchant's objects of this mode live on: mainnets when live, testnets in test mode."""
+        return tuple(network for network in self.networks if network.testnet != livemode)
+
     @property
     def slugs(self) -> tuple[str, ...]:
         return tuple(network.slug for network in self.networks)

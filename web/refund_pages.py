@@ -86,7 +86,7 @@ async def form_page(request: web.Request) -> web.Response:
     return render(
         "refund_request.html", t, config, order=order, token=token, status=status.value, refund=refund,
         ceiling=money.format(token.amount), money=money, network_name=network_name,
-        networks=[n for n in destinations.registry().networks if n.testnet != order.livemode], chosen=first_payment.network if first_payment else None,
+        networks=destinations.registry().of_mode(order.livemode), chosen=first_payment.network if first_payment else None,
         # A prefill only (escaped, and validated on submit): any family's address may come here.
         wallet_address=request.query.get("wallet_address", "")[:128], csrf=csrf_token(request, token.token),
         hide_summary=token.hide_summary or params.hide_summary, hide_header=token.hide_header or params.hide_header,

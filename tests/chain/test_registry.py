@@ -76,6 +76,13 @@ def test_networks_file_variable_picks_another_file(tmp_path: pathlib.Path) -> No
     assert load_registry(env={"NETWORKS_FILE": str(path)}).slugs == ("devchain",)
 
 
+@pytest.mark.parametrize("livemode,present,absent", [(False, {"sepolia", "local", "tron-nile"}, {"ethereum", "tron"}),
+                                                      (True, {"ethereum", "tron", "ton"}, {"sepolia", "local"})])
+def test_a_mode_sees_its_own_networks(livemode: bool, present: set[str], absent: set[str]) -> None:
+    slugs = {network.slug for network in load_registry().of_mode(livemode)}
+    assert present <= slugs and not absent & slugs
+
+
 def test_unknown_slug_is_refused() -> None:
     with pytest.raises(UnknownNetwork):
         SHIPPED.network("dogecoin")

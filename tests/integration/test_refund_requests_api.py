@@ -327,6 +327,13 @@ async def test_page_renders_each_state(stack, merchant, buyer, state, setup, sho
         assert "2.00 USD" in html and 'data-testid="refund-already-submitted"' in html
 
 
+async def test_form_offers_the_networks_of_the_orders_mode(stack, merchant, buyer):
+    token = (await minted(merchant, await paid_order(merchant)))["token"]
+    _, html = await buyer.page(token)
+    assert 'value="sepolia"' in html and ">Ethereum Sepolia<" in html
+    assert 'value="ethereum"' not in html  # a test-mode order offers no mainnet
+
+
 async def test_form_honours_flags_locale_and_wallet_prefill(stack, merchant, buyer):
     order_id = await paid_order(merchant)
     token = (await minted(merchant, order_id, hide_summary=True))["token"]

@@ -46,11 +46,11 @@ def symbol(slug: str, token_address: str) -> str:
 def destination_options(livemode: bool) -> list[dict[str, str]]:
     """Every (network, stablecoin) of this mode for the refund form: testnets in test mode, mainnets in live."""
     return [{"value": f"{net.slug}|{coin.address}", "label": f"{coin.symbol} on {name(net.slug)}"}
-            for net in destinations.registry().networks if net.testnet != livemode for coin in net.stablecoins]
+            for net in destinations.registry().of_mode(livemode) for coin in net.stablecoins]
 
 
-def receive_networks(livemode: bool) -> list[Network]:
-    return [net for net in destinations.registry().networks if net.testnet != livemode]
+def receive_networks(livemode: bool) -> tuple[Network, ...]:
+    return destinations.registry().of_mode(livemode)
 
 
 def _token_shown(net: Network, token_address: str) -> str:

@@ -67,9 +67,9 @@ def _transfer_data(to_address: str, units: int) -> str:
 def accepted(registry: Registry, livemode: bool, receive_addresses: Mapping[str, str]) -> list[tuple[Network, str]]:
     """(network, receive address in normal form) a session can be paid on: mainnets when live, testnets in test mode."""
     found = []
-    for network in registry.networks:
+    for network in registry.of_mode(livemode):
         address = receive_addresses.get(network.slug)
-        if address is None or network.testnet == livemode:
+        if address is None:
             continue
         try:
             found.append((network, _link_adapter(network).validate_address(address)))
