@@ -24,11 +24,11 @@ PRICE_FIELDS = ("unit_amount", "unit_price", "price")
 
 def _unit_amount(item: bodies.LineItemIn, where: str) -> int:
     given = [(name, getattr(item, name)) for name in PRICE_FIELDS if getattr(item, name) is not None]
-    if len(given) != 1:
-        problem = "several prices" if given else "no price"
-        raise ApiError(422, "missing_field" if not given else "conflicting_fields",
-                       f"`{where}` has {problem}: send exactly one of `unit_amount`, `unit_price`, `price`.",
-                       f"{where}.unit_amount")
+    one_of = "send exactly one of `unit_amount`, `unit_price`, `price`"
+    if not given:
+        raise ApiError(422, "missing_field", f"`{where}` has no price: {one_of}.", f"{where}.unit_amount")
+    if len(given) > 1:
+        raise ApiError(422, "conflicting_fields", f"`{where}` has several prices: {one_of}.", f"{where}.unit_amount")
     name, text = given[0]
     return amount(text, f"{where}.{name}")
 
