@@ -13,7 +13,7 @@ from web.errors import ApiError
 from web.signing import matches
 
 PUBLIC_PATHS = {"/b2b/v1/openapi.json"}
-MILLISECONDS_FROM = 10**11
+MILLISECONDS_FROM = 10**11  # an X-Timestamp this large is milliseconds: in seconds it is past the year 5000
 KEY_CACHE_S = 5.0  # a rolled secret stops working within this long in every web process
 _PUBLIC_KEY = re.compile(r"^pk_(live|test)_[A-Za-z0-9]+$")
 _HEX = re.compile(r"^[0-9a-f]{64}$")
@@ -49,7 +49,7 @@ async def _refuse_replay(request: web.Request, signature: str) -> None:
 
 
 def _seconds(timestamp: int) -> float:
-    """Unix seconds; a value this large can only be milliseconds (seconds would be past the year 5000)."""
+    """The timestamp in Unix seconds, whichever unit the client sent."""
     return timestamp / 1000 if timestamp >= MILLISECONDS_FROM else timestamp
 
 
@@ -66,7 +66,7 @@ async def signature_middleware(request: web.Request, handler):
     if api_key is None:
         raise ApiError(401, "unknown_client_id", "No API key has this public key.", "X-Client-ID")
     if not timestamp.isdigit():
-        raise ApiError(401, "invalid_timestamp", "X-Timestamp must be an integer Unix time in seconds.", "X-Timestamp")
+        raise ApiError(401, "invalid_timestamp", "X-Timestamp must be an integer Unix time in seconds (or milliseconds).", "X-Timestamp")
     c = ctx(request)
     skew = abs(c.clock().timestamp() - _seconds(int(timestamp)))
     if skew > c.settings.signature_tolerance_s:
