@@ -36,8 +36,9 @@ class _Command(msgspec.Struct, frozen=True, tag_field="kind", kw_only=True):
     at: datetime
 
 
-class CreateOrder(_Command, tag="create_order"):
-    order_number: int
+class CreateOrder(_Command, tag="create_order", kw_only=True):
+    # 0 until the actor worker hands out the merchant's next number, before the command is decided.
+    order_number: int = 0
     amount: int
     line_items: tuple[LineItem, ...] = ()
     external_ref: str | None = None

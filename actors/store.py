@@ -30,6 +30,7 @@ class Appended(msgspec.Struct, frozen=True):
     seq: int
     event: m.Event
     public: PublicEvent
+    payload: bytes  # `public` as JSON, encoded once for the outbox and the events stream
 
 
 class Outcome(msgspec.Struct, frozen=True):
@@ -42,18 +43,60 @@ class Outcome(msgspec.Struct, frozen=True):
     appended: tuple[Appended, ...] = ()
 
 
-async def prepare(conn: asyncpg.Connection, command_ids: list[str],
-                  order_ids: list[str]) -> tuple[dict[str, Recorded], dict[str, Order]]:
-    """The recorded answers of these commands and the stored state of these orders, in one round trip."""
-    rows = await conn.fetch(
-        "SELECT true AS is_command, command_id AS id, request_hash, reply, NULL::jsonb AS state"
-        " FROM commands WHERE command_id = ANY($1)"
-        " UNION ALL SELECT false, order_id, NULL, NULL, state FROM orders WHERE order_id = ANY($2)",
-        command_ids, order_ids,
-    )
-    recorded = {r["id"]: Recorded(r["request_hash"], bytes(r["reply"])) for r in rows if r["is_command"]}
-    orders = {r["id"]: _decode_order(r["state"]) for r in rows if not r["is_command"]}
-    return recorded, orders
+class Wanted(msgspec.Struct, frozen=True):
+    """What a batch needs before its commands can be decided."""
+
+    command_ids: list[str]
+    order_ids: list[str]  # orders the worker does not hold in memory
+    creations: list[tuple[str, str, bool]]  # (command_id, merchant_id, livemode) of orders needing a number
+
+
+class Prepared(msgspec.Struct):
+    recorded: dict[str, Recorded]
+    orders: dict[str, Order]
+    # The order numbers handed to this batch, per (merchant_id, livemode): first and last, inclusive.
+    numbers: dict[tuple[str, bool], tuple[int, int]]
+
+
+FIRST_ORDER_NUMBER = 1001
+
+# Numbers are handed out here, outside the batch's transaction, so that concurrent workers never wait on
+# each other's commits; a number whose order is refused, or whose batch fails, stays unused.
+_PREPARE = """
+WITH wanted AS (
+    SELECT merchant_id, livemode, count(*) AS n
+    FROM unnest($3::text[], $4::text[], $5::bool[]) AS w(command_id, merchant_id, livemode)
+    WHERE NOT EXISTS (SELECT 1 FROM commands c WHERE c.command_id = w.command_id)
+    GROUP BY merchant_id, livemode
+), numbered AS (
+    INSERT INTO order_numbers AS o (merchant_id, livemode, last)
+    SELECT merchant_id, livemode, $6::bigint - 1 + n FROM wanted
+    ON CONFLICT (merchant_id, livemode) DO UPDATE SET last = o.last + (excluded.last - ($6::bigint - 1))
+    RETURNING merchant_id, livemode, last
+)
+SELECT 'command' AS kind, command_id AS id, request_hash, reply, NULL::jsonb AS state, NULL::bool AS livemode,
+       NULL::bigint AS first, NULL::bigint AS last
+FROM commands WHERE command_id = ANY($1)
+UNION ALL SELECT 'order', order_id, NULL, NULL, state, NULL, NULL, NULL FROM orders WHERE order_id = ANY($2)
+UNION ALL SELECT 'numbers', merchant_id, NULL, NULL, NULL, livemode, last - n + 1, last
+FROM numbered JOIN wanted USING (merchant_id, livemode)
+"""
+
+
+async def prepare(conn: asyncpg.Connection, wanted: Wanted) -> Prepared:
+    """The recorded answers of these commands, the stored state of these orders and the order numbers
+    the new orders need, in one round trip."""
+    creations = _columns(wanted.creations, 3)
+    rows = await conn.fetch(_PREPARE, wanted.command_ids, wanted.order_ids, *creations, FIRST_ORDER_NUMBER)
+    prepared = Prepared({}, {}, {})
+    for r in rows:
+        if r["kind"] == "command":
+            prepared.recorded[r["id"]] = Recorded(r["request_hash"], bytes(r["reply"]))
+        elif r["kind"] == "order":
+            prepared.orders[r["id"]] = _decode_order(r["state"])
+        else:
+            prepared.numbers[(r["id"], r["livemode"])] = (r["first"], r["last"])
+    return prepared
 
 
 # One statement writes the whole batch (one round trip, atomic on its own), each table fed by
@@ -64,7 +107,9 @@ WITH new_events AS (
     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bool[], $7::jsonb[],
                          $8::timestamptz[])
 ), new_outbox AS (
-    INSERT INTO outbox (event_id, payload) SELECT * FROM unnest($1::text[], $9::bytea[])
+    INSERT INTO outbox (batch_id, payloads) SELECT $1[1], $9::bytea[] WHERE cardinality($9::bytea[]) > 0
+), published AS (
+    DELETE FROM outbox WHERE batch_id = ANY($52::text[])
 ), saved_orders AS (
     INSERT INTO orders (order_id, merchant_id, livemode, order_number, status, external_ref, state, version,
                         created_at, updated_at)
@@ -104,12 +149,13 @@ def _columns(rows: list[tuple], width: int) -> list[list]:
 
 
 async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict[str, Order],
-                 encoded: dict[str, bytes]) -> None:
-    """Write a batch in one statement; the caller holds the transaction. `encoded` is each order as JSON."""
+                 encoded: dict[str, bytes], published: list[str]) -> None:
+    """Write a batch in one statement; the caller holds the transaction. `encoded` is each order as JSON;
+    `published` names earlier batches whose events are on the stream now, so their outbox rows go."""
     appended = [a for o in outcomes for a in o.appended]
     events = [
         (a.event_id, a.public.order_id, a.seq, a.public.type, a.public.merchant_id, a.public.livemode,
-         _encode(a.event).decode(), a.event.at, _encode(a.public))
+         _encode(a.event).decode(), a.event.at, a.payload)
         for a in appended
     ]
     saved = [
@@ -144,7 +190,7 @@ async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict
     ]
     await conn.execute(
         _COMMIT, *_columns(events, 9), *_columns(saved, 10), *_columns(sessions, 7), *_columns(commands, 4),
-        *_columns(refunds, 9), *_columns(tokens, 7), *_columns(verdicts, 5),
+        *_columns(refunds, 9), *_columns(tokens, 7), *_columns(verdicts, 5), published,
     )
 
 
@@ -153,15 +199,16 @@ async def history(conn: asyncpg.Connection, order_id: str) -> list[m.Event]:
     return [_decode_event(r["data"]) for r in rows]
 
 
-async def pending_outbox(conn: asyncpg.Connection, older_than: datetime, limit: int) -> list[tuple[str, bytes]]:
+async def pending_outbox(conn: asyncpg.Connection, older_than: datetime, limit: int) -> list[tuple[str, list[bytes]]]:
+    """Batches committed before `older_than` whose events may not have reached the stream."""
     rows = await conn.fetch(
-        "SELECT event_id, payload FROM outbox WHERE created_at < $1 ORDER BY created_at LIMIT $2"
+        "SELECT batch_id, payloads FROM outbox WHERE created_at < $1 ORDER BY created_at LIMIT $2"
         " FOR UPDATE SKIP LOCKED",
         older_than,
         limit,
     )
-    return [(r["event_id"], bytes(r["payload"])) for r in rows]
+    return [(r["batch_id"], [bytes(p) for p in r["payloads"]]) for r in rows]
 
 
-async def drop_outbox(conn: asyncpg.Connection, event_ids: list[str]) -> None:
-    await conn.execute("DELETE FROM outbox WHERE event_id = ANY($1)", event_ids)
+async def drop_outbox(conn: asyncpg.Connection, batch_ids: list[str]) -> None:
+    await conn.execute("DELETE FROM outbox WHERE batch_id = ANY($1)", batch_ids)

@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import re
+import resource
 import secrets
 import socket
 import subprocess
@@ -56,21 +57,40 @@ async def wait_http(url: str, timeout: float = 30) -> None:
     raise RuntimeError(f"{url} did not come up")
 
 
+# The servers and the load generator share the two cores with the measured processes: their CPU
+# per request is part of what each design costs, so it is reported beside the processes' own.
+SHARED = ("postgres", "redis-server")
+
+
+def _cpu(proc: psutil.Process) -> float:
+    try:
+        times = proc.cpu_times()
+    except psutil.Error:  # a PostgreSQL backend that ended during the run
+        return 0.0
+    return times.user + times.system
+
+
+def _shared_cpu() -> dict[str, float]:
+    totals = dict.fromkeys(SHARED, 0.0)
+    for proc in psutil.process_iter(["name"]):
+        if proc.info["name"] in totals:
+            totals[proc.info["name"]] += _cpu(proc)
+    # wrk has ended (and been waited for) by the time the run is read: it counts among finished children.
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return totals | {"wrk": children.ru_utime + children.ru_stime}
+
+
 class RssSampler:
-    """Peak RSS of each process during the run, and the CPU seconds each spent in it."""
+    """Peak RSS of each process during the run, and the CPU seconds each (and each shared server) spent in it."""
 
     def __init__(self, procs: dict[str, subprocess.Popen]):
         self.procs = {name: psutil.Process(p.pid) for name, p in procs.items()}
         self.peak = {name: 0 for name in procs}
-        self.cpu_start = {name: self._cpu(p) for name, p in self.procs.items()}
-
-    @staticmethod
-    def _cpu(proc: psutil.Process) -> float:
-        times = proc.cpu_times()
-        return times.user + times.system
+        self.cpu_start = {name: _cpu(p) for name, p in self.procs.items()} | _shared_cpu()
 
     def cpu_used(self) -> dict[str, float]:
-        return {name: self._cpu(p) - self.cpu_start[name] for name, p in self.procs.items()}
+        now = {name: _cpu(p) for name, p in self.procs.items()} | _shared_cpu()
+        return {name: now[name] - start for name, start in self.cpu_start.items()}
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -125,6 +145,7 @@ async def measure(name, procs, url, pair, args) -> dict:
     result["peak_rss_mb"] = {k: round(v / 2**20, 1) for k, v in sampler.peak.items()}
     served = max(result["rps"] * args.seconds, 1)
     result["cpu_ms_per_request"] = {k: round(1000 * v / served, 3) for k, v in sampler.cpu_used().items()}
+    result["cpu_ms_per_request"]["all"] = round(sum(result["cpu_ms_per_request"].values()), 3)
     print(f"{name:>9}: {result['rps']:8.0f} req/s  p50 {result['p50_ms']:6.1f} ms  p99 {result['p99_ms']:6.1f} ms"
           f"  errors {result['errors']}  peak RSS MB {result['peak_rss_mb']}"
           f"  CPU ms/request {result['cpu_ms_per_request']}", flush=True)

@@ -29,6 +29,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     session_ttl_s: int = 1800
     signature_tolerance_s: int = 300
     batch_size: int = 500
+    actor_lanes: int = 2
     scheduler_interval_s: float = 1.0
 
     def public_base(self) -> str:
@@ -54,6 +55,7 @@ _ENV = {
     "reply_timeout_s": "REPLY_TIMEOUT_S",
     "session_ttl_s": "SESSION_TTL_S",
     "batch_size": "ACTOR_BATCH_SIZE",
+    "actor_lanes": "ACTOR_LANES",
     "scheduler_interval_s": "SCHEDULER_INTERVAL_S",
 }
 
@@ -68,4 +70,6 @@ def load(environ: dict[str, str] | None = None, **overrides) -> Settings:
         raise ConfigError(f"bad configuration: {exc}") from None
     if settings.partitions < 1:
         raise ConfigError("PARTITIONS must be at least 1")
+    if settings.actor_lanes < 1:
+        raise ConfigError("ACTOR_LANES must be at least 1")
     return settings

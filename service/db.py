@@ -10,8 +10,14 @@ MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 _LOCK = 7_204_511  # advisory lock id: concurrent starters apply migrations one at a time
 
 
-async def connect(url: str, min_size: int = 2, max_size: int = 10) -> asyncpg.Pool:
-    return await asyncpg.create_pool(url, min_size=min_size, max_size=max_size)
+# The actors look orders and commands up by key in tables that grow by thousands of rows a second: a
+# generic plan cached while a table was small would scan it whole from then on, so theirs are planned anew.
+ACTOR_SETTINGS = {"plan_cache_mode": "force_custom_plan"}
+
+
+async def connect(url: str, min_size: int = 2, max_size: int = 10,
+                  server_settings: dict[str, str] | None = None) -> asyncpg.Pool:
+    return await asyncpg.create_pool(url, min_size=min_size, max_size=max_size, server_settings=server_settings)
 
 
 async def migrate(url: str) -> list[str]:

@@ -45,11 +45,11 @@ def run_web(settings: Settings) -> None:
 
 async def _actors(settings: Settings) -> None:
     stop = _stop_event()
-    pool = await db.connect(settings.database_url, min_size=2, max_size=4)
+    pool = await db.connect(settings.database_url, min_size=2, max_size=4, server_settings=db.ACTOR_SETTINGS)
     redis = aioredis.Redis.from_url(settings.redis_url)
     worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
     worker = Worker(pool, redis, Keys(settings.redis_prefix, settings.partitions), worker_id,
-                    settings.lease_ttl_ms, settings.batch_size)
+                    settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes)
     print(f"actors: worker {worker_id} serving {settings.partitions} partitions", flush=True)
 
     async def sweep() -> None:

@@ -40,9 +40,6 @@ class Keys:
     def signature_seen(self, signature: str) -> str:
         return f"{self.prefix}sig:{signature}"
 
-    def order_number(self, merchant_id: str, livemode: bool) -> str:
-        return f"{self.prefix}order-number:{merchant_id}:{'live' if livemode else 'test'}"
-
     def signin_attempts_email(self, email: str) -> str:
         return f"{self.prefix}signin:email:{email}"
 

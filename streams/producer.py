@@ -15,8 +15,8 @@ from streams.pipeliner import Pipeliner
 
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder().encode
-_decode_reply = msgspec.json.Decoder(Reply).decode
-REPLY_STREAM_MAXLEN = 10_000
+# A reply entry holds the replies of one actor batch to this process, as a JSON array.
+_decode_replies = msgspec.json.Decoder(list[Reply]).decode
 
 
 class ReplyTimeout(Exception):
@@ -55,15 +55,17 @@ class CommandBus:
 
     async def ask(self, envelope: Envelope) -> Reply:
         envelope = msgspec.structs.replace(envelope, reply_to=self.reply_stream)
-        answer: asyncio.Future[Reply] = asyncio.get_running_loop().create_future()
+        loop = asyncio.get_running_loop()
+        answer: asyncio.Future[Reply] = loop.create_future()
         waiters = self._waiting.setdefault(envelope.command_id, [])
         waiters.append(answer)
+        # A plain timer on the answer itself: wait_for would wrap it in two more futures per request.
+        timer = loop.call_later(self.timeout_s, _expire, answer, envelope.command_id)
         try:
             await self.send(envelope)
-            return await asyncio.wait_for(asyncio.shield(answer), self.timeout_s)
-        except asyncio.TimeoutError:
-            raise ReplyTimeout(envelope.command_id) from None
+            return await answer
         finally:
+            timer.cancel()
             waiters.remove(answer)
             if not waiters:
                 self._waiting.pop(envelope.command_id, None)
@@ -83,10 +85,16 @@ class CommandBus:
                 for entry_id, fields in entries:
                     last_id = entry_id
                     try:
-                        reply = _decode_reply(fields[b"r"])
+                        replies = _decode_replies(fields[b"r"])
                     except (KeyError, msgspec.DecodeError):
                         log.error("undecodable reply %s on %s", entry_id, self.reply_stream)
                         continue
-                    for waiter in self._waiting.get(reply.command_id, ()):
-                        if not waiter.done():
-                            waiter.set_result(reply)
+                    for reply in replies:
+                        for waiter in self._waiting.get(reply.command_id, ()):
+                            if not waiter.done():
+                                waiter.set_result(reply)
+
+
+def _expire(answer: asyncio.Future, command_id: str) -> None:
+    if not answer.done():
+        answer.set_exception(ReplyTimeout(command_id))

@@ -103,7 +103,8 @@ async def stack(settings, pool, redis, keys):
     server = TestServer(init_app(settings))
     await server.start_server()
     stop = asyncio.Event()
-    worker = Worker(pool, redis, keys, f"test-worker-{RUN}", settings.lease_ttl_ms, settings.batch_size)
+    worker = Worker(pool, redis, keys, f"test-worker-{RUN}", settings.lease_ttl_ms, settings.batch_size,
+                    settings.actor_lanes)
     task = asyncio.create_task(worker.run(stop))
     http = aiohttp.ClientSession()
     yield Stack(server, settings, pool, http)

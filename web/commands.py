@@ -79,27 +79,3 @@ async def submit(request: web.Request, ids: Ids, command: m.Command) -> Order:
         f = reply.error
         raise ApiError(f.status, f.code, f.message, f.param)
     return _decode_order(reply.state)
-
-
-_SEED_THEN_INCR = """
-if redis.call('exists', KEYS[1]) == 0 then
-  if ARGV[1] == '' then return false end
-  redis.call('set', KEYS[1], ARGV[1])
-end
-return redis.call('incr', KEYS[1])
-"""
-FIRST_ORDER_NUMBER = 1001
-
-
-async def next_order_number(request: web.Request) -> int:
-    """Per merchant and mode; a counter lost with Redis resumes after the highest stored number."""
-    c, api_key = ctx(request), caller(request)
-    key = c.keys.order_number(api_key.merchant_id, api_key.livemode)
-    number = await c.bus.pipeliner.call("EVAL", _SEED_THEN_INCR, 1, key, "")
-    if number is None:
-        top = await c.pool.fetchval(
-            "SELECT max(order_number) FROM orders WHERE merchant_id = $1 AND livemode = $2",
-            api_key.merchant_id, api_key.livemode,
-        )
-        number = await c.bus.pipeliner.call("EVAL", _SEED_THEN_INCR, 1, key, str(top or FIRST_ORDER_NUMBER - 1))
-    return int(number)

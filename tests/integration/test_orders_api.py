@@ -57,12 +57,16 @@ async def test_order_numbers_per_merchant_increase(stack):
     assert a == [1001, 1002, 1003] and b == 1001
 
 
-async def test_order_number_resumes_after_redis_loses_the_counter(stack, redis, keys):
-    client = await stack.merchant("Counter")
-    await quick(client)
-    await quick(client)
-    await redis.delete(keys.order_number(client.merchant_id, False))
-    assert (await quick(client))["order_number"] == "1003"
+async def test_concurrent_orders_get_distinct_consecutive_numbers(stack):
+    client = await stack.merchant("Busy")
+    created = await asyncio.gather(*(quick(client) for _ in range(20)))
+    assert sorted(int(c["order_number"]) for c in created) == list(range(1001, 1021))
+
+
+async def test_each_mode_numbers_its_own_orders(stack):
+    test_client = await stack.merchant("Modes")
+    live_client = await stack.other_mode(test_client, livemode=True)
+    assert [(await quick(c))["order_number"] for c in (test_client, live_client, test_client)] == ["1001", "1001", "1002"]
 
 
 async def test_payment_history_and_retry_session(merchant):

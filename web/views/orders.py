@@ -10,7 +10,7 @@ from aiohttp import web
 from actors import messages as m
 from actors.order import Order, OrderStatus
 from web import bodies, lookups
-from web.commands import Ids, amount, body, next_order_number, submit
+from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.pagination import Page
@@ -68,7 +68,6 @@ async def _create(request: web.Request, kind: type, with_session: bool) -> Order
         merchant_id=api_key.merchant_id,
         livemode=api_key.livemode,
         at=now,
-        order_number=await next_order_number(request),
         amount=owed,
         line_items=items,
         external_ref=order_in.external_ref,

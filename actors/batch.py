@@ -1,0 +1,102 @@
+"""Deciding one batch of commands, between loading it and committing it: no I/O.
+
+Each order sees its commands one at a time, in stream order; a command already recorded is
+answered with its recorded reply; a new order gets the next number handed to its merchant.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import msgspec
+
+from actors import messages as m
+from actors.errors import Refused
+from actors.order import Order, decide, evolve
+from actors.publication import publish
+from actors.store import Appended, Outcome, Prepared, Recorded, Wanted
+from service.ids import derived_id
+
+_encode = msgspec.json.Encoder().encode
+
+
+class Decided(msgspec.Struct):
+    outcomes: list[Outcome]  # one per command, in order
+    fresh: list[Outcome]  # the commands not recorded before: their dedupe rows are written now
+    changed: dict[str, Order]  # each order that appended events, as it stands after the batch
+    encoded: dict[str, bytes]  # those orders as JSON, for the reply and the snapshot
+
+
+def _numbered(cmd: m.Command) -> bool:
+    return not isinstance(cmd, m.CreateOrder) or cmd.order_number != 0
+
+
+def wanted(envelopes: list[m.Envelope], held: Mapping[str, Order]) -> Wanted:
+    creations = {e.command_id: (e.command_id, e.command.merchant_id, e.command.livemode)
+                 for e in envelopes if not _numbered(e.command)}
+    return Wanted(
+        command_ids=[e.command_id for e in envelopes],
+        # A membership test per command: a set difference with the cache would walk all of it.
+        order_ids=list({e.command.order_id for e in envelopes if e.command.order_id not in held}),
+        creations=list(creations.values()),
+    )
+
+
+def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[str, Order]) -> Decided:
+    known = dict(prepared.recorded)
+    numbers = {key: iter(range(first, last + 1)) for key, (first, last) in prepared.numbers.items()}
+    decided = Decided([], [], {}, {})
+    for env in envelopes:
+        if env.command_id in known:
+            decided.outcomes.append(answer_recorded(env, known[env.command_id]))
+            continue
+        cmd = env.command
+        if not _numbered(cmd):
+            cmd = msgspec.structs.replace(cmd, order_number=next(numbers[(cmd.merchant_id, cmd.livemode)]))
+        order_id = cmd.order_id
+        current = decided.changed[order_id] if order_id in decided.changed else held.get(order_id)
+        outcome, state, state_json = _decide(env.command_id, env.request_hash, cmd, current)
+        if outcome.appended:
+            decided.changed[order_id] = state
+            decided.encoded[order_id] = state_json
+        known[env.command_id] = Recorded(env.request_hash, outcome.reply)
+        decided.outcomes.append(outcome)
+        decided.fresh.append(outcome)
+    return decided
+
+
+def answer_recorded(env: m.Envelope, rec: Recorded) -> Outcome:
+    reply = rec.reply
+    if env.request_hash and rec.request_hash and env.request_hash != rec.request_hash:
+        failure = m.DomainFailure(
+            409, "idempotency_key_reused",
+            "This Idempotency-Key was already used with a different request.", "Idempotency-Key",
+        )
+        reply = _encode(m.Reply(command_id=env.command_id, ok=False, error=failure))
+    return Outcome(env.command_id, env.command.order_id, env.request_hash, reply)
+
+
+def failed(env: m.Envelope) -> Outcome:
+    """The answer to a command the database would not store even on its own."""
+    failure = m.DomainFailure(503, "command_failed", "The command could not be stored; retry it.")
+    return Outcome(env.command_id, env.command.order_id, env.request_hash,
+                   _encode(m.Reply(command_id=env.command_id, ok=False, error=failure)))
+
+
+def _decide(command_id: str, request_hash: str, cmd: m.Command,
+            current: Order | None) -> tuple[Outcome, Order | None, bytes]:
+    try:
+        events = decide(current, cmd)
+    except Refused as refusal:
+        reply = m.Reply(command_id=command_id, ok=False, error=refusal.failure)
+        return Outcome(command_id, cmd.order_id, request_hash, _encode(reply)), current, b""
+    state = current
+    appended = []
+    for event in events:
+        state = evolve(state, event)
+        event_id = derived_id("evt", command_id, str(state.version))
+        public = publish(event_id, state.version, event, state)
+        appended.append(Appended(event_id, state.version, event, public, _encode(public)))
+    state_json = _encode(state)
+    reply = m.Reply(command_id=command_id, ok=True, state=msgspec.Raw(state_json))
+    return Outcome(command_id, cmd.order_id, request_hash, _encode(reply), tuple(appended)), state, state_json

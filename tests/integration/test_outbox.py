@@ -1,0 +1,56 @@
+"""The outbox: every committed event reaches the events stream, at least once, even across a crash."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import msgspec
+
+from actors.runtime import Worker
+from service.clock import utcnow
+from tests.integration.helpers import quick
+
+
+async def _stream_event_ids(redis, keys) -> set[str]:
+    entries = await redis.xrange(keys.events)
+    return {msgspec.json.decode(fields[b"e"])["id"] for _, fields in entries}
+
+
+async def _outbox_rows(pool) -> int:
+    return await pool.fetchval("SELECT count(*) FROM outbox")
+
+
+async def test_published_batches_leave_the_outbox(stack, merchant, redis, keys):
+    created = [await quick(merchant) for _ in range(3)]
+    ids = {r["event_id"] for r in await stack.pool.fetch(
+        "SELECT event_id FROM events WHERE order_id = ANY($1)", [c["order_id"] for c in created])}
+    assert len(ids) == 6  # order.created and checkout_session.created each
+    for _ in range(100):
+        if await _outbox_rows(stack.pool) == 0:
+            break
+        await asyncio.sleep(0.05)
+    assert await _outbox_rows(stack.pool) == 0
+    assert ids <= await _stream_event_ids(redis, keys)
+
+
+async def test_sweep_publishes_what_a_crash_left_in_the_outbox(stack, redis, keys):
+    payloads = [msgspec.json.encode({"id": f"evt_left_behind_{n}", "type": "order.created"}) for n in range(2)]
+    await stack.pool.execute(
+        "INSERT INTO outbox (batch_id, payloads, created_at) VALUES ('evt_left_behind_0', $1, $2)",
+        payloads, utcnow() - timedelta(seconds=30))
+    sweeper = Worker(stack.pool, redis, keys, "test-sweeper")
+    assert await sweeper.sweep_outbox(min_age_s=5) == 1
+    assert {"evt_left_behind_0", "evt_left_behind_1"} <= await _stream_event_ids(redis, keys)
+    assert await stack.pool.fetchval("SELECT count(*) FROM outbox WHERE batch_id = 'evt_left_behind_0'") == 0
+    assert await sweeper.sweep_outbox(min_age_s=5) == 0
+
+
+async def test_sweep_leaves_a_batch_still_being_published(stack, redis, keys):
+    await stack.pool.execute(
+        "INSERT INTO outbox (batch_id, payloads) VALUES ('evt_in_flight', $1)", [b'{"id": "evt_in_flight"}'])
+    try:
+        assert await Worker(stack.pool, redis, keys, "test-sweeper").sweep_outbox(min_age_s=5) == 0
+        assert "evt_in_flight" not in await _stream_event_ids(redis, keys)
+    finally:
+        await stack.pool.execute("DELETE FROM outbox WHERE batch_id = 'evt_in_flight'")
