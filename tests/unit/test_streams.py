@@ -6,12 +6,16 @@ import asyncio
 import secrets
 
 import fakeredis
+import msgspec
 import pytest
 import redis.asyncio as aioredis
 
 from actors.leases import Leases
+from actors.messages import CancelOrder, Envelope, Reply
+from service.clock import utcnow
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
+from streams.producer import CommandBus, ReplyTimeout
 from tests.conftest import REDIS_URL
 
 
@@ -81,3 +85,43 @@ async def test_pipeliner_answers_each_caller(redis, keys):
         assert await pipe.call("INCR", keys.prefix + "n") == 51
     finally:
         await pipe.stop()
+
+
+@pytest.fixture
+async def real_redis():
+    # The bus blocks on XREAD with COUNT, which fakeredis answers at once instead of waiting.
+    client = aioredis.Redis.from_url(REDIS_URL)
+    yield client
+    await client.aclose()
+
+
+def _envelope(n: int) -> Envelope:
+    cmd = CancelOrder(order_id=f"ord_{n}", merchant_id="mer_1", livemode=False, at=utcnow())
+    return Envelope(command_id=f"cmd_{n}", command=cmd)
+
+
+async def test_bus_hands_each_waiter_its_reply_from_one_batch_entry(real_redis, keys):
+    bus = CommandBus(real_redis, keys, "web-test", timeout_s=5)
+    await bus.start()
+    try:
+        asks = [asyncio.create_task(bus.ask(_envelope(n))) for n in range(3)]
+        await asyncio.sleep(0.1)
+        replies = [Reply(command_id=f"cmd_{n}", ok=n != 1) for n in (2, 0, 1)]
+        await real_redis.xadd(bus.reply_stream, {"r": msgspec.json.encode(replies)})
+        answers = await asyncio.gather(*asks)
+        assert [(a.command_id, a.ok) for a in answers] == [("cmd_0", True), ("cmd_1", False), ("cmd_2", True)]
+    finally:
+        await bus.stop()
+
+
+async def test_bus_times_out_when_no_actor_answers(real_redis, keys):
+    bus = CommandBus(real_redis, keys, "web-test", timeout_s=0.3)
+    await bus.start()
+    try:
+        with pytest.raises(ReplyTimeout):
+            await bus.ask(_envelope(9))
+        assert bus._waiting == {}
+        # The command itself was sent: a worker that comes back later still applies it.
+        assert await real_redis.xlen(keys.commands(keys.partition_of("ord_9"))) == 1
+    finally:
+        await bus.stop()
