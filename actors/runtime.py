@@ -14,6 +14,7 @@ import asyncio
 import logging
 import os
 from collections import OrderedDict
+from collections.abc import Awaitable
 from datetime import timedelta
 
 import asyncpg
@@ -42,6 +43,13 @@ _INFRA_ERRORS = (OSError, asyncpg.InterfaceError, asyncpg.PostgresConnectionErro
 def _crash_if(point: str) -> None:
     if CRASH_POINT == point:
         os._exit(137)
+
+
+async def _die_while(committing: Awaitable) -> None:
+    """Exit with the batch's statement sent and its answer unread, as a kill at the worst moment would."""
+    asyncio.ensure_future(committing)
+    await asyncio.sleep(0.05)
+    os._exit(137)
 
 
 class Message(msgspec.Struct):
@@ -219,10 +227,13 @@ class Worker:
         for order in prepared.orders.values():
             self._remember(order)
         decided = batch.decide_batch(envelopes, prepared, self._cache)
+        _crash_if("before_commit")
         try:
-            async with conn.transaction():
-                await store.commit(conn, decided.fresh, decided.changed, decided.encoded, published)
-                _crash_if("mid_transaction")
+            # One statement, so one transaction of its own: no BEGIN and COMMIT round trips around it.
+            committing = store.commit(conn, decided.fresh, decided.changed, decided.encoded, published)
+            if CRASH_POINT == "commit_in_flight":
+                await _die_while(committing)
+            await committing
         except BaseException:
             for order_id in decided.changed:
                 self._cache.pop(order_id, None)

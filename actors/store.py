@@ -150,7 +150,7 @@ def _columns(rows: list[tuple], width: int) -> list[list]:
 
 async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict[str, Order],
                  encoded: dict[str, bytes], published: list[str]) -> None:
-    """Write a batch in one statement; the caller holds the transaction. `encoded` is each order as JSON;
+    """Write a batch in one statement, atomic on its own. `encoded` is each order as JSON;
     `published` names earlier batches whose events are on the stream now, so their outbox rows go."""
     appended = [a for o in outcomes for a in o.appended]
     events = [

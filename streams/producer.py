@@ -17,6 +17,7 @@ log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder().encode
 # A reply entry holds the replies of one actor batch to this process, as a JSON array.
 _decode_replies = msgspec.json.Decoder(list[Reply]).decode
+REPLY_BLOCK_MS = 200  # also how long stopping a bus may take
 
 
 class ReplyTimeout(Exception):
@@ -34,6 +35,7 @@ class CommandBus:
         # every answer to that id is the same recorded reply, so the first one serves them all.
         self._waiting: dict[str, list[asyncio.Future[Reply]]] = {}
         self._replies: asyncio.Task | None = None
+        self._stopping = False
 
     async def start(self) -> None:
         self.pipeliner.start()
@@ -42,9 +44,10 @@ class CommandBus:
     async def stop(self) -> None:
         await self.pipeliner.stop()
         if self._replies is not None:
-            self._replies.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._replies
+            # Not cancelled: a cancellation that lands inside redis-py's blocking read can be taken for a
+            # read timeout and retried, leaving the task reading forever. The loop ends after its read.
+            self._stopping = True
+            await self._replies
         with contextlib.suppress(Exception):
             await self.redis.delete(self.reply_stream)
 
@@ -72,9 +75,9 @@ class CommandBus:
 
     async def _reply_loop(self) -> None:
         last_id = "0-0"
-        while True:
+        while not self._stopping:
             try:
-                found = await self.redis.xread({self.reply_stream: last_id}, count=1000, block=1000)
+                found = await self.redis.xread({self.reply_stream: last_id}, count=1000, block=REPLY_BLOCK_MS)
             except asyncio.CancelledError:
                 raise
             except Exception:
