@@ -91,6 +91,7 @@ class Worker:
         self._lease_every = lease_ttl_ms / 3000
         self._cache: OrderedDict[str, Order] = OrderedDict()
         self._reclaim: set[int] = set()
+        self._serving: set[int] = set()  # owned partitions the lanes may read
 
     async def run(self, stop: asyncio.Event) -> None:
         try:
@@ -123,7 +124,7 @@ class Worker:
                 await asyncio.sleep(0.5)
 
     def _partitions(self, lane: Lane) -> set[int]:
-        return {p for p in self.leases.owned if p % len(self.lanes) == lane.number}
+        return {p for p in self._serving if p % len(self.lanes) == lane.number}
 
     async def _step(self, lane: Lane, conn: asyncpg.Connection, block_ms: int) -> None:
         partitions = self._partitions(lane)
@@ -139,19 +140,29 @@ class Worker:
 
     async def _refresh_leases(self) -> None:
         gained, lost = await self.leases.refresh()
-        for p in gained:
-            try:
-                await self.redis.xgroup_create(self.keys.commands(p), ACTORS_GROUP, id="0", mkstream=True)
-            except redis_errors.ResponseError as exc:
-                if "BUSYGROUP" not in str(exc):
-                    raise
+        self._serving -= lost
+        # Lanes run beside this: they see a partition only once its consumer group exists, its stale
+        # cache entries are gone and its pending entries are marked for reclaiming. A partition whose
+        # group could not be made now is taken up again by the next refresh.
+        ready = set()
+        try:
+            for p in sorted(self.leases.owned - self._serving):
+                try:
+                    await self.redis.xgroup_create(self.keys.commands(p), ACTORS_GROUP, id="0", mkstream=True)
+                except redis_errors.ResponseError as exc:
+                    if "BUSYGROUP" not in str(exc):
+                        raise
+                ready.add(p)
+        finally:
+            changed = ready | lost
+            if changed:
+                # Another worker may have written these orders meanwhile: forget what we cached.
+                for order_id in [o for o in self._cache if self.keys.partition_of(o) in changed]:
+                    del self._cache[order_id]
+                self._reclaim |= ready
+                self._serving |= ready
         if gained or lost:
-            # Another worker may have written these orders meanwhile: forget what we cached.
-            changed = gained | lost
-            for order_id in [o for o in self._cache if self.keys.partition_of(o) in changed]:
-                del self._cache[order_id]
             log.info("worker %s owns partitions %s", self.worker_id, sorted(self.leases.owned))
-        self._reclaim |= gained
 
     async def _read(self, partitions: set[int], block_ms: int) -> list[Message]:
         messages: list[Message] = []

@@ -1,77 +1,99 @@
-"""Runs the Redis commands of concurrent callers together: one pipeline per flush.
+"""Runs the Redis commands of concurrent callers over one connection of its own, written together.
 
-A burst of requests then costs one round trip to Redis instead of one per command, and stays
-under the connection pool's limit however many requests are in flight.
+Commands queued while the writer was busy go out in one write; Redis answers in the same order,
+and each reply answers its caller as soon as it arrives. A burst of requests then costs one
+write instead of one round trip per command, with no pipeline object, pool checkout or task per
+batch, and stays within one connection however many requests are in flight.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
+from collections import deque
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError, ResponseError
+
+RECONNECT_DELAY_S = 0.1
 
 
 class Pipeliner:
-    # Flushes in flight at once: a caller never waits for another batch's round trip to finish.
-    CONCURRENT_FLUSHES = 8
-
     def __init__(self, redis: aioredis.Redis):
         self.redis = redis
         self._queue: list[tuple[tuple, asyncio.Future]] = []
+        self._sent: deque[asyncio.Future] = deque()  # written, answered in this order
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
-        self._slots = asyncio.Semaphore(self.CONCURRENT_FLUSHES)
-        self._flushes: set[asyncio.Task] = set()
+        self._stopping = False
 
     def start(self) -> None:
-        self._task = asyncio.create_task(self._flush_loop())
+        self._task = asyncio.create_task(self._run())
 
     async def stop(self) -> None:
-        for task in [self._task, *self._flushes]:
-            if task is not None:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+        # By flag, not by cancelling: a cancellation landing inside redis-py's I/O is not always let through.
+        self._stopping = True
+        self._wake.set()
+        if self._task is not None:
+            await self._task
+        self._fail(ConnectionError("the command pipeliner stopped"))
 
     async def call(self, *args: Any) -> Any:
+        """The command's raw reply (no redis-py response callbacks); an error reply is raised."""
         done: asyncio.Future = asyncio.get_running_loop().create_future()
         self._queue.append((args, done))
         self._wake.set()
         return await done
 
-    async def _flush_loop(self) -> None:
-        while True:
+    async def _run(self) -> None:
+        while not self._stopping:
+            conn = self.redis.connection_pool.make_connection()
+            reader: asyncio.Task | None = None
+            try:
+                await conn.connect()
+                reader = asyncio.create_task(self._read(conn))
+                await self._write(conn, reader)
+            except (RedisError, OSError) as exc:  # Redis unreachable: every caller waiting learns it
+                self._fail(exc)
+                await asyncio.sleep(RECONNECT_DELAY_S)
+            finally:
+                await conn.disconnect()
+                if reader is not None:
+                    reader.cancel()
+                    await asyncio.wait({reader}, timeout=1)
+
+    async def _write(self, conn, reader: asyncio.Task) -> None:
+        while not self._stopping:
             await self._wake.wait()
             self._wake.clear()
-            await self._slots.acquire()
+            if reader.done():
+                reader.result()  # the connection broke under the reader: raise its error here
             batch, self._queue = self._queue, []
-            if not batch:
-                self._slots.release()
-                continue
-            flush = asyncio.create_task(self._flush(batch))
-            self._flushes.add(flush)
-            flush.add_done_callback(self._flushes.discard)
+            if batch:
+                self._sent.extend(done for _, done in batch)
+                await conn.send_packed_command(conn.pack_commands([args for args, _ in batch]), check_health=False)
 
-    async def _flush(self, batch: list[tuple[tuple, asyncio.Future]]) -> None:
+    async def _read(self, conn) -> None:
         try:
-            results = await self._execute([args for args, _ in batch])
+            while True:
+                try:
+                    result = await conn.read_response()
+                except ResponseError as exc:  # one caller's error is its own
+                    result = exc
+                done = self._sent.popleft()
+                if done.done():
+                    continue
+                if isinstance(result, Exception):
+                    done.set_exception(result)
+                else:
+                    done.set_result(result)
         finally:
-            self._slots.release()
-        for (_, done), result in zip(batch, results):
-            if done.done():
-                continue
-            if isinstance(result, Exception):
-                done.set_exception(result)
-            else:
-                done.set_result(result)
+            self._wake.set()  # let the writer find out, and reconnect
 
-    async def _execute(self, commands: list[tuple]) -> list[Any]:
-        try:
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for args in commands:
-                    pipe.execute_command(*args)
-                return await pipe.execute(raise_on_error=False)
-        except Exception as exc:  # Redis unreachable: every caller in the batch learns it
-            return [exc] * len(commands)
+    def _fail(self, exc: BaseException) -> None:
+        waiting = list(self._sent) + [done for _, done in self._queue]
+        self._sent.clear()
+        self._queue = []
+        for done in waiting:
+            if not done.done():
+                done.set_exception(exc if isinstance(exc, Exception) else ConnectionError(str(exc)))

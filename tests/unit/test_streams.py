@@ -9,6 +9,7 @@ import fakeredis
 import msgspec
 import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 from actors.leases import Leases
 from actors.messages import CancelOrder, Envelope, Reply
@@ -125,3 +126,15 @@ async def test_bus_times_out_when_no_actor_answers(real_redis, keys):
         assert await real_redis.xlen(keys.commands(keys.partition_of("ord_9"))) == 1
     finally:
         await bus.stop()
+
+
+async def test_pipeliner_callers_learn_that_redis_is_unreachable():
+    unreachable = aioredis.Redis(host="127.0.0.1", port=1)
+    pipe = Pipeliner(unreachable)
+    pipe.start()
+    try:
+        with pytest.raises(RedisError):
+            await asyncio.wait_for(pipe.call("PING"), 5)
+    finally:
+        await pipe.stop()
+        await unreachable.aclose()
