@@ -28,6 +28,7 @@ from actors.leases import Leases
 from actors.order import Order
 from service.clock import utcnow
 from streams.names import ACTORS_GROUP, Keys
+from streams.pipeliner import Pipeliner
 
 log = logging.getLogger(__name__)
 _decode_envelope = msgspec.json.Decoder(m.Envelope).decode
@@ -88,6 +89,7 @@ class Worker:
         self.batch_size = batch_size
         self.lanes = [Lane(n) for n in range(lanes)]
         self.leases = Leases(redis, keys, worker_id, lease_ttl_ms)
+        self.pipeliner = Pipeliner(redis)  # replies, acks and events of every lane, written together
         self._lease_every = lease_ttl_ms / 3000
         self._cache: OrderedDict[str, Order] = OrderedDict()
         self._reclaim: set[int] = set()
@@ -98,6 +100,7 @@ class Worker:
             await asyncio.gather(self._keep_leases(stop), *(self._serve(lane, stop) for lane in self.lanes))
         finally:
             await self.leases.release_all()
+            await self.pipeliner.stop()
 
     async def _keep_leases(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -220,15 +223,12 @@ class Worker:
             if env.reply_to:
                 replies.setdefault(env.reply_to, []).append(outcome.reply)
         appended = [a for o in outcomes for a in o.appended]
-        async with self.redis.pipeline(transaction=False) as pipe:
-            for stream, answers in replies.items():
-                pipe.xadd(stream, {"r": b"[" + b",".join(answers) + b"]"}, maxlen=REPLY_STREAM_MAXLEN,
-                          approximate=True)
-            for stream, entry_ids in _by_stream(messages).items():
-                pipe.xack(stream, ACTORS_GROUP, *entry_ids)
-            for a in appended:
-                pipe.xadd(self.keys.events, {"e": a.payload})
-            await pipe.execute()
+        await self.pipeliner.call_many(
+            [("XADD", stream, "MAXLEN", "~", REPLY_STREAM_MAXLEN, "*", "r", b"[" + b",".join(answers) + b"]")
+             for stream, answers in replies.items()]
+            + [("XACK", stream, ACTORS_GROUP, *entry_ids) for stream, entry_ids in _by_stream(messages).items()]
+            + [("XADD", self.keys.events, "*", "e", a.payload) for a in appended]
+        )
         if appended:
             lane.published.append(appended[0].event_id)  # a batch's outbox row is named by its first event
 
@@ -276,11 +276,8 @@ class Worker:
             rows = await store.pending_outbox(conn, utcnow() - timedelta(seconds=min_age_s), 1000)
             if not rows:
                 return 0
-            async with self.redis.pipeline(transaction=False) as pipe:
-                for _batch_id, payloads in rows:
-                    for payload in payloads:
-                        pipe.xadd(self.keys.events, {"e": payload})
-                await pipe.execute()
+            await self.pipeliner.call_many(
+                [("XADD", self.keys.events, "*", "e", payload) for _batch_id, payloads in rows for payload in payloads])
             await store.drop_outbox(conn, [batch_id for batch_id, _ in rows])
         return len(rows)
 

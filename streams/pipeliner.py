@@ -27,9 +27,6 @@ class Pipeliner:
         self._task: asyncio.Task | None = None
         self._stopping = False
 
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run())
-
     async def stop(self) -> None:
         # By flag, not by cancelling: a cancellation landing inside redis-py's I/O is not always let through.
         self._stopping = True
@@ -40,10 +37,18 @@ class Pipeliner:
 
     async def call(self, *args: Any) -> Any:
         """The command's raw reply (no redis-py response callbacks); an error reply is raised."""
-        done: asyncio.Future = asyncio.get_running_loop().create_future()
-        self._queue.append((args, done))
+        [result] = await self.call_many([args])
+        return result
+
+    async def call_many(self, commands: list[tuple]) -> list[Any]:
+        """The raw replies of several commands, written together and in this order."""
+        if self._task is None:  # connects on first use
+            self._task = asyncio.create_task(self._run())
+        loop = asyncio.get_running_loop()
+        waiting = [loop.create_future() for _ in commands]
+        self._queue += zip(commands, waiting)
         self._wake.set()
-        return await done
+        return await asyncio.gather(*waiting)
 
     async def _run(self) -> None:
         while not self._stopping:

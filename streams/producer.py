@@ -38,7 +38,6 @@ class CommandBus:
         self._stopping = False
 
     async def start(self) -> None:
-        self.pipeliner.start()
         self._replies = asyncio.create_task(self._reply_loop())
 
     async def stop(self) -> None:

@@ -76,7 +76,6 @@ async def test_release_all_frees_partitions(redis, keys):
 
 async def test_pipeliner_answers_each_caller(redis, keys):
     pipe = Pipeliner(redis)
-    pipe.start()
     try:
         results = await asyncio.gather(*[pipe.call("INCR", keys.prefix + "n") for _ in range(50)])
         assert sorted(results) == list(range(1, 51))
@@ -131,7 +130,6 @@ async def test_bus_times_out_when_no_actor_answers(real_redis, keys):
 async def test_pipeliner_callers_learn_that_redis_is_unreachable():
     unreachable = aioredis.Redis(host="127.0.0.1", port=1)
     pipe = Pipeliner(unreachable)
-    pipe.start()
     try:
         with pytest.raises(RedisError):
             await asyncio.wait_for(pipe.call("PING"), 5)
