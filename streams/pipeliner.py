@@ -37,18 +37,21 @@ class Pipeliner:
 
     async def call(self, *args: Any) -> Any:
         """The command's raw reply (no redis-py response callbacks); an error reply is raised."""
-        [result] = await self.call_many([args])
-        return result
+        [done] = self._enqueue([args])
+        return await done
 
     async def call_many(self, commands: list[tuple]) -> list[Any]:
         """The raw replies of several commands, written together and in this order."""
+        return await asyncio.gather(*self._enqueue(commands))
+
+    def _enqueue(self, commands: list[tuple]) -> list[asyncio.Future]:
         if self._task is None:  # connects on first use
             self._task = asyncio.create_task(self._run())
         loop = asyncio.get_running_loop()
         waiting = [loop.create_future() for _ in commands]
         self._queue += zip(commands, waiting)
         self._wake.set()
-        return await asyncio.gather(*waiting)
+        return waiting
 
     async def _run(self) -> None:
         while not self._stopping:
