@@ -9,12 +9,14 @@ batch, and stays within one connection however many requests are in flight.
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
 from typing import Any
 
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
+log = logging.getLogger(__name__)
 RECONNECT_DELAY_S = 0.1
 
 
@@ -61,7 +63,9 @@ class Pipeliner:
                 await conn.connect()
                 reader = asyncio.create_task(self._read(conn))
                 await self._write(conn, reader)
-            except (RedisError, OSError) as exc:  # Redis unreachable: every caller waiting learns it
+            except Exception as exc:  # Redis unreachable, or a reply out of step: every caller waiting learns it
+                if not isinstance(exc, (RedisError, OSError)):
+                    log.exception("command pipeline broken; reconnecting")
                 self._fail(exc)
                 await asyncio.sleep(RECONNECT_DELAY_S)
             finally:

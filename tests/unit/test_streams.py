@@ -136,3 +136,23 @@ async def test_pipeliner_callers_learn_that_redis_is_unreachable():
     finally:
         await pipe.stop()
         await unreachable.aclose()
+
+
+async def test_pipeliner_reconnects_after_its_connection_is_dropped(real_redis, keys):
+    pipe = Pipeliner(real_redis)
+    name = f"pipeliner-{keys.prefix.rstrip(':')}"
+    try:
+        assert await pipe.call("CLIENT", "SETNAME", name) == b"OK"
+        [ours] = [c for c in await real_redis.client_list() if c["name"] == name]
+        await real_redis.client_kill_filter(_id=ours["id"])
+        for _ in range(50):  # the calls in flight when it broke fail; a later one goes through again
+            try:
+                assert await asyncio.wait_for(pipe.call("INCR", keys.prefix + "after"), 2) >= 1
+                break
+            except (RedisError, ConnectionError):
+                await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the pipeliner never reconnected")
+        assert await pipe.call("CLIENT", "ID") != int(ours["id"])  # a new connection, not the killed one
+    finally:
+        await pipe.stop()
