@@ -134,7 +134,15 @@ class Worker:
         if not partitions:
             await asyncio.sleep(block_ms / 1000)
             return
-        messages = await self._read(partitions, block_ms)
+        try:
+            messages = await self._read(partitions, block_ms)
+        except redis_errors.ResponseError as exc:
+            if not str(exc).startswith(("NOGROUP", "UNBLOCKED")):
+                raise
+            # Redis lost the streams (a restart without persistence): the next lease refresh makes them again.
+            log.warning("worker %s: consumer groups gone from %s; making them again", self.worker_id, sorted(partitions))
+            self._serving -= partitions
+            return
         if messages:
             await self._handle(lane, conn, messages)
         elif lane.published:

@@ -1,4 +1,4 @@
-"""A worker's lanes start reading only the partitions that are ready for them."""
+"""A worker's lanes read only the partitions that are ready for them, and make ready again what Redis lost."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import asyncio
 import secrets
 from datetime import timedelta
 
+import pytest
 import redis.asyncio as aioredis
 
 from actors import messages as m
@@ -15,9 +16,42 @@ from streams.names import Keys
 from streams.producer import CommandBus
 
 
-async def test_lanes_wait_for_consumer_groups_made_slowly(settings, pool):
+def _create_order() -> m.Envelope:
+    now = utcnow()
+    create = m.CreateOrder(order_id=f"ord_{secrets.token_hex(12)}", merchant_id="mer_worker_start", livemode=False,
+                           at=now, amount=1_000_000,
+                           session=m.NewSession(session_id=f"cs_{secrets.token_hex(12)}",
+                                                session_key=f"cs_test_{secrets.token_hex(24)}",
+                                                expires_at=now + timedelta(minutes=5)))
+    return m.Envelope(command_id=f"cmd_{secrets.token_hex(12)}", command=create)
+
+
+@pytest.fixture
+async def started(settings, pool):
+    """A worker of two lanes on a prefix of its own, its Redis client, and a bus to send it commands."""
     keys = Keys(f"{settings.redis_prefix}start-{secrets.token_hex(3)}:", 4)
     worker_redis = aioredis.Redis.from_url(settings.redis_url)
+    bus_redis = aioredis.Redis.from_url(settings.redis_url)
+    bus = CommandBus(bus_redis, keys, "test-worker-start", timeout_s=5)
+    worker = Worker(pool, worker_redis, keys, "test-worker-start", lease_ttl_ms=1500, lanes=2)
+    stop = asyncio.Event()
+    await bus.start()
+    running: list[asyncio.Task] = []
+
+    def run() -> asyncio.Task:
+        running.append(asyncio.create_task(worker.run(stop)))
+        return running[-1]
+
+    yield worker_redis, bus, keys, run
+    await bus.stop()
+    stop.set()
+    await asyncio.gather(*running)
+    await bus_redis.aclose()
+    await worker_redis.aclose()
+
+
+async def test_lanes_wait_for_consumer_groups_made_slowly(started):
+    worker_redis, bus, _keys, run = started
     make_group = worker_redis.xgroup_create
 
     async def slow_group(*args, **kwargs):
@@ -25,25 +59,19 @@ async def test_lanes_wait_for_consumer_groups_made_slowly(settings, pool):
         return await make_group(*args, **kwargs)
 
     worker_redis.xgroup_create = slow_group
-    worker = Worker(pool, worker_redis, keys, "test-slow-start", lease_ttl_ms=3000, lanes=2)
-    stop = asyncio.Event()
-    running = asyncio.create_task(worker.run(stop))
-    bus_redis = aioredis.Redis.from_url(settings.redis_url)
-    bus = CommandBus(bus_redis, keys, "test-slow-start", timeout_s=5)
-    await bus.start()
-    try:
-        now = utcnow()
-        create = m.CreateOrder(order_id=f"ord_{secrets.token_hex(12)}", merchant_id="mer_slow_start", livemode=False,
-                               at=now, amount=1_000_000,
-                               session=m.NewSession(session_id=f"cs_{secrets.token_hex(12)}",
-                                                    session_key=f"cs_test_{secrets.token_hex(24)}",
-                                                    expires_at=now + timedelta(minutes=5)))
-        reply = await bus.ask(m.Envelope(command_id=f"cmd_{secrets.token_hex(12)}", command=create))
-        assert reply.ok, reply.error
-        assert not running.done()
-    finally:
-        await bus.stop()
-        stop.set()
-        await running
-        await bus_redis.aclose()
-        await worker_redis.aclose()
+    running = run()
+    reply = await bus.ask(_create_order())
+    assert reply.ok, reply.error
+    assert not running.done()
+
+
+async def test_streams_lost_by_redis_are_made_again(started):
+    worker_redis, bus, keys, run = started
+    running = run()
+    first = _create_order()
+    assert (await bus.ask(first)).ok
+    await worker_redis.delete(*(keys.commands(p) for p in range(keys.partitions)))  # as a restart without data would
+    second = _create_order()
+    reply = await bus.ask(second)
+    assert reply.ok, reply.error
+    assert not running.done()
