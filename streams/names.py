@@ -37,8 +37,11 @@ class Keys:
     def workers(self) -> str:
         return f"{self.prefix}workers"
 
-    def signature_seen(self, signature: str) -> str:
-        return f"{self.prefix}sig:{signature}"
+    def signature_seen(self, signature: str, partition: int | None = None) -> str:
+        # Spent together with a command, the key shares its partition's hash tag (one Cluster slot).
+        if partition is None:
+            return f"{self.prefix}sig:{signature}"
+        return f"{self.prefix}sig:{{{partition}}}:{signature}"
 
     def signin_attempts_email(self, email: str) -> str:
         return f"{self.prefix}signin:email:{email}"

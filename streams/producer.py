@@ -24,6 +24,17 @@ class ReplyTimeout(Exception):
     pass
 
 
+class SignatureSpent(Exception):
+    """The request's signature was used before: its command was not enqueued."""
+
+
+# Both keys share the partition's hash tag, so the script stays within one Redis Cluster slot.
+_SPEND_THEN_ADD = """
+if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return false end
+return redis.call('XADD', KEYS[2], '*', 'm', ARGV[2])
+"""
+
+
 class CommandBus:
     def __init__(self, redis: aioredis.Redis, keys: Keys, consumer: str, timeout_s: float):
         self.redis = redis
@@ -50,12 +61,18 @@ class CommandBus:
         with contextlib.suppress(Exception):
             await self.redis.delete(self.reply_stream)
 
-    async def send(self, envelope: Envelope) -> None:
-        """Append the command to its partition's stream, without waiting for an answer."""
-        stream = self.keys.commands(self.keys.partition_of(envelope.command.order_id))
-        await self.pipeliner.call("XADD", stream, "*", "m", _encode(envelope))
+    async def send(self, envelope: Envelope, signature: str | None = None, signature_ttl_s: int = 0) -> None:
+        """Append the command to its partition's stream, without waiting for an answer. With a request's
+        signature, spend it in the same call: a signature spent already enqueues nothing (SignatureSpent)."""
+        partition = self.keys.partition_of(envelope.command.order_id)
+        stream = self.keys.commands(partition)
+        if signature is None:
+            await self.pipeliner.call("XADD", stream, "*", "m", _encode(envelope))
+        elif await self.pipeliner.call("EVAL", _SPEND_THEN_ADD, 2, self.keys.signature_seen(signature, partition), stream,
+                                       signature_ttl_s, _encode(envelope)) is None:
+            raise SignatureSpent(signature)
 
-    async def ask(self, envelope: Envelope) -> Reply:
+    async def ask(self, envelope: Envelope, signature: str | None = None, signature_ttl_s: int = 0) -> Reply:
         envelope = msgspec.structs.replace(envelope, reply_to=self.reply_stream)
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[Reply] = loop.create_future()
@@ -64,7 +81,7 @@ class CommandBus:
         # A plain timer on the answer itself: wait_for would wrap it in two more futures per request.
         timer = loop.call_later(self.timeout_s, _expire, answer, envelope.command_id)
         try:
-            await self.send(envelope)
+            await self.send(envelope, signature, signature_ttl_s)
             return await answer
         finally:
             timer.cancel()

@@ -8,7 +8,7 @@ import time
 from aiohttp import web
 
 from service import merchants
-from web.context import CALLER, ctx
+from web.context import CALLER, ONE_COMMAND, UNSPENT_SIGNATURE, ctx
 from web.errors import ApiError
 from web.signing import matches
 
@@ -43,9 +43,16 @@ async def _refuse_replay(request: web.Request, signature: str) -> None:
     second must wait for the next second to sign it afresh; docs/api.md says so.
     """
     c = ctx(request)
-    ttl = 2 * c.settings.signature_tolerance_s + 60
-    if not await c.bus.pipeliner.call("SET", c.keys.signature_seen(signature), 1, "NX", "EX", ttl):
-        raise ApiError(401, "signature_replayed", "This signature was already used; sign each request afresh.", "X-Signature")
+    if not await c.bus.pipeliner.call("SET", c.keys.signature_seen(signature), 1, "NX", "EX", replay_ttl(c.settings)):
+        raise replayed()
+
+
+def replay_ttl(settings) -> int:
+    return 2 * settings.signature_tolerance_s + 60
+
+
+def replayed() -> ApiError:
+    return ApiError(401, "signature_replayed", "This signature was already used; sign each request afresh.", "X-Signature")
 
 
 def _seconds(timestamp: int) -> float:
@@ -80,6 +87,9 @@ async def signature_middleware(request: web.Request, handler):
     body = await request.read()
     if not _HEX.match(signature) or not matches(api_key.secret, request.method, request.raw_path, timestamp, body, signature):
         raise ApiError(401, "invalid_signature", "X-Signature does not match the request signed with the secret key.", "X-Signature")
-    await _refuse_replay(request, signature)
     request[CALLER] = api_key
+    if request.match_info.handler in request.app[ONE_COMMAND]:
+        request[UNSPENT_SIGNATURE] = signature  # submit() spends it with the command (web/route.py)
+    else:
+        await _refuse_replay(request, signature)
     return await handler(request)

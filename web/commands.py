@@ -14,8 +14,9 @@ from redis.exceptions import RedisError
 from actors import messages as m
 from actors.order import Order
 from service import money
-from streams.producer import ReplyTimeout
-from web.context import caller, ctx
+from streams.producer import ReplyTimeout, SignatureSpent
+from web.auth import replay_ttl, replayed
+from web.context import UNSPENT_SIGNATURE, caller, ctx
 from web.errors import ApiError, from_validation
 
 T = TypeVar("T")
@@ -50,7 +51,14 @@ class Ids:
         if key is not None and not (0 < len(key) <= 255):
             raise ApiError(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 255 characters.", IDEMPOTENCY_HEADER)
         api_key = caller(request)
-        self._seed = f"{api_key.merchant_id}:{api_key.livemode}:{key}" if key else None
+        if key:
+            self._seed = f"{api_key.merchant_id}:{api_key.livemode}:{key}"
+        elif UNSPENT_SIGNATURE in request:
+            # Its replay guard lives in the partition of the order the request names: a replay of a creation
+            # must name the very same new order to meet the guard there.
+            self._seed = f"{api_key.merchant_id}:{api_key.livemode}:signature:{request[UNSPENT_SIGNATURE]}"
+        else:
+            self._seed = None
         self._secret = ctx(request).vault_key
 
     def make(self, prefix: str, what: str, nbytes: int = 12) -> str:
@@ -65,8 +73,11 @@ async def submit(request: web.Request, ids: Ids, command: m.Command) -> Order:
     raw = await request.read()
     request_hash = hashlib.sha256(f"{request.method} {request.path}\n".encode() + raw).hexdigest()
     envelope = m.Envelope(command_id=ids.make("cmd", "command"), command=command, request_hash=request_hash)
+    c = ctx(request)
     try:
-        reply = await ctx(request).bus.ask(envelope)
+        reply = await c.bus.ask(envelope, request.get(UNSPENT_SIGNATURE), replay_ttl(c.settings))
+    except SignatureSpent:
+        raise replayed() from None
     except ReplyTimeout:
         raise ApiError(
             504, "command_timeout",

@@ -31,6 +31,9 @@ class Context:
 
 CONTEXT: web.AppKey[Context] = web.AppKey("context", Context)
 CALLER: web.RequestKey[ApiKey] = web.RequestKey("caller", ApiKey)
+# Handlers whose signature is spent with their command (web/route.py), and such a request's signature.
+ONE_COMMAND: web.AppKey[frozenset] = web.AppKey("one_command", frozenset)
+UNSPENT_SIGNATURE: web.RequestKey[str] = web.RequestKey("unspent_signature", str)
 
 
 def ctx(request: web.Request) -> Context:

@@ -16,3 +16,6 @@ class Route(NamedTuple):
     summary: str
     body: type | None = None
     status: int = 200
+    # The handler's only effect is the one command it submits: the request's signature is spent together
+    # with that command, in one Redis call, instead of in a call of its own before the handler runs.
+    one_command: bool = False

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from web import bodies
+from web.context import ONE_COMMAND
 from web.route import Route
 from web.views import (
     merchants,
@@ -22,15 +23,18 @@ PREFIX = "/b2b/v1"
 
 ROUTES: list[Route] = [
     Route("POST", "/checkout-sessions/quick", orders.quick_session,
-          "Create an order and its checkout session in one transaction", bodies.QuickSessionIn, 201),
+          "Create an order and its checkout session in one transaction", bodies.QuickSessionIn, 201, one_command=True),
     Route("POST", "/checkout-sessions", orders.open_session,
-          "Attach a fresh session to an existing order (retry, or a residual with amount_due)", bodies.SessionIn, 201),
-    Route("POST", "/orders", orders.create_order, "Create an order without a session", bodies.OrderIn, 201),
+          "Attach a fresh session to an existing order (retry, or a residual with amount_due)", bodies.SessionIn, 201,
+          one_command=True),
+    Route("POST", "/orders", orders.create_order, "Create an order without a session", bodies.OrderIn, 201,
+          one_command=True),
     Route("GET", "/orders", orders.list_orders, "List orders, newest first, with cursor pagination"),
     Route("GET", "/orders/{order_id}", orders.get_order, "Read an order with line items, payments and sessions"),
-    Route("PATCH", "/orders/{order_id}/cancel", orders.cancel_order, "Cancel an unpaid order", bodies.OrderCancelIn),
+    Route("PATCH", "/orders/{order_id}/cancel", orders.cancel_order, "Cancel an unpaid order", bodies.OrderCancelIn,
+          one_command=True),
     Route("PATCH", "/orders/{order_id}/reopen", orders.reopen_order,
-          "Reopen an order canceled by payment_timeout, with a new session", bodies.ReopenIn),
+          "Reopen an order canceled by payment_timeout, with a new session", bodies.ReopenIn, one_command=True),
     Route("GET", "/merchants/{merchant_id}", merchants.get_merchant, "Read the calling merchant"),
     *refunds.ROUTES,
     *refund_transactions.ROUTES,
@@ -51,3 +55,4 @@ ROUTES += [route._replace(method=OTHER_METHOD[route.method]) for route in ROUTES
 def add_routes(app: web.Application) -> None:
     for route in ROUTES:
         app.router.add_route(route.method, PREFIX + route.path, route.handler)
+    app[ONE_COMMAND] = frozenset(route.handler for route in ROUTES if route.one_command)

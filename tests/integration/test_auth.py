@@ -135,3 +135,25 @@ async def test_openapi_is_public(stack):
     async with stack.http.get(stack.base_url + "/b2b/v1/openapi.json") as resp:
         assert resp.status == 200
         assert (await resp.json())["openapi"] == "3.1.0"
+
+
+QUICK_PATH = "/b2b/v1/checkout-sessions/quick"
+
+
+async def test_identical_creations_at_once_make_one_order(stack, merchant):
+    body = b'{"amount": "4.00"}'
+    headers = _headers(merchant, method="POST", path=QUICK_PATH, body=body)
+    answers = await asyncio.gather(*(_raw(stack, "POST", QUICK_PATH, headers, body) for _ in range(5)))
+    assert sorted(status for status, _ in answers) == [201, 401, 401, 401, 401]
+    assert {a["error"]["code"] for status, a in answers if status == 401} == {"signature_replayed"}
+    status, listed = await merchant.get("/b2b/v1/orders")
+    assert status == 200 and len(listed["data"]) == 1
+
+
+async def test_a_request_refused_before_its_order_keeps_its_answer_when_sent_again(stack, merchant):
+    # Such a request changed nothing and spent no signature (docs/api.md): the same bytes get the same refusal.
+    body = b'{"amount": "-1.00"}'
+    headers = _headers(merchant, method="POST", path=QUICK_PATH, body=body)
+    for _ in range(2):
+        status, answer = await _raw(stack, "POST", QUICK_PATH, headers, body)
+        assert (status, answer["error"]["code"]) == (422, "invalid_amount")
