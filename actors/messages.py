@@ -1,6 +1,7 @@
 """Commands an order actor accepts and the events it records, as tagged msgspec structs.
 
-Wire names (the tags) never change once shipped; new fields only with defaults.
+Wire names (the tags) never change once shipped; new fields only with defaults. Like the order's
+state (actors/state.py), these frozen structs are left out of garbage collection (gc=False).
 """
 
 from __future__ import annotations
@@ -11,13 +12,13 @@ from typing import Union
 import msgspec
 
 
-class LineItem(msgspec.Struct, frozen=True):
+class LineItem(msgspec.Struct, frozen=True, gc=False):
     name: str
     quantity: int
     unit_amount: int  # micro-USD
 
 
-class NewSession(msgspec.Struct, frozen=True):
+class NewSession(msgspec.Struct, frozen=True, gc=False):
     session_id: str
     session_key: str
     expires_at: datetime
@@ -29,7 +30,7 @@ class NewSession(msgspec.Struct, frozen=True):
 # so the actor itself refuses a command aimed at another merchant's or mode's order.
 
 
-class _Command(msgspec.Struct, frozen=True, tag_field="kind", kw_only=True):
+class _Command(msgspec.Struct, frozen=True, gc=False, tag_field="kind", kw_only=True):
     order_id: str
     merchant_id: str
     livemode: bool
@@ -79,7 +80,7 @@ class ConfirmPayment(_Command, tag="confirm_payment"):
     session_id: str | None = None
 
 
-class Destination(msgspec.Struct, frozen=True):
+class Destination(msgspec.Struct, frozen=True, gc=False):
     """Where a refund is paid: validated against the network registry before it reaches the actor."""
 
     refund_to_address: str
@@ -201,7 +202,7 @@ Command = Union[
 # Events: past tense, tag = the public event type.
 
 
-class _Event(msgspec.Struct, frozen=True, tag_field="type", kw_only=True):
+class _Event(msgspec.Struct, frozen=True, gc=False, tag_field="type", kw_only=True):
     at: datetime
 
 
@@ -383,7 +384,7 @@ Event = Union[
 ]
 
 
-class Envelope(msgspec.Struct, frozen=True, kw_only=True):
+class Envelope(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """What travels on a command stream: the command plus how to answer it."""
 
     command_id: str
@@ -394,14 +395,14 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True):
     request_hash: str = ""
 
 
-class DomainFailure(msgspec.Struct, frozen=True):
+class DomainFailure(msgspec.Struct, frozen=True, gc=False):
     status: int
     code: str
     message: str
     param: str | None = None
 
 
-class Reply(msgspec.Struct, frozen=True, kw_only=True):
+class Reply(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     command_id: str
     ok: bool
     state: msgspec.Raw = msgspec.Raw(b"null")  # the order after the command, as JSON
