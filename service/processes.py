@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 import logging
 import os
 import secrets
@@ -39,8 +40,16 @@ def run_web(settings: Settings) -> None:
     print(f"web: hosted checkout pages on {settings.checkout_base()}/c/<session_key>", flush=True)
     print(f"web: OpenAPI document at {settings.public_base()}/b2b/v1/openapi.json", flush=True)
     print(f"web: merchant dashboard on {dashboard_url(settings)}/signin", flush=True)
-    web.run_app(init_app(settings), host=settings.host, port=settings.port, print=None,
-                reuse_port=True, access_log=None)
+    app = init_app(settings)
+    _settle_garbage_collector()
+    web.run_app(app, host=settings.host, port=settings.port, print=None, reuse_port=True, access_log=None)
+
+
+def _settle_garbage_collector() -> None:
+    """Keep what start-up made (modules, templates, registries) out of every later collection, which
+    would otherwise walk it all again and pause request handling."""
+    gc.collect()
+    gc.freeze()
 
 
 async def _actors(settings: Settings) -> None:
@@ -51,6 +60,7 @@ async def _actors(settings: Settings) -> None:
     worker = Worker(pool, redis, Keys(settings.redis_prefix, settings.partitions), worker_id,
                     settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes)
     print(f"actors: worker {worker_id} serving {settings.partitions} partitions", flush=True)
+    _settle_garbage_collector()
 
     async def sweep() -> None:
         while not stop.is_set():
