@@ -210,15 +210,12 @@ class Worker:
         published = lane.take_published()
         try:
             outcomes = await self._apply(conn, envelopes, published)
-        except asyncpg.PostgresError as exc:
-            lane.published += published
-            if isinstance(exc, asyncpg.PostgresConnectionError):
+        except BaseException as exc:
+            lane.published += published  # the statement that would have dropped them did not commit
+            if not isinstance(exc, asyncpg.PostgresError) or isinstance(exc, asyncpg.PostgresConnectionError):
                 raise
             log.warning("batch of %d refused by the database (%s); applying one by one", len(envelopes), exc)
             outcomes = [await self._apply_alone(conn, env) for env in envelopes]
-        except BaseException:
-            lane.published += published
-            raise
         _crash_if("after_commit")
         await lane.finish_previous()
         lane.finishing = asyncio.create_task(self._finish(lane, messages, envelopes, outcomes))

@@ -69,6 +69,8 @@ WITH wanted AS (
     WHERE NOT EXISTS (SELECT 1 FROM commands c WHERE c.command_id = w.command_id)
     GROUP BY merchant_id, livemode
 ), numbered AS (
+    -- A merchant's first numbers are $6 .. $6 + n - 1; later ones follow its last. The inserted `last`
+    -- carries n on top of $6 - 1, which is how the conflict branch gets n back.
     INSERT INTO order_numbers AS o (merchant_id, livemode, last)
     SELECT merchant_id, livemode, $6::bigint - 1 + n FROM wanted
     ON CONFLICT (merchant_id, livemode) DO UPDATE SET last = o.last + (excluded.last - ($6::bigint - 1))

@@ -8,6 +8,7 @@ import time
 from aiohttp import web
 
 from service import merchants
+from service.config import Settings
 from web.context import CALLER, ONE_COMMAND, UNSPENT_SIGNATURE, ctx
 from web.errors import ApiError
 from web.signing import matches
@@ -47,7 +48,8 @@ async def _refuse_replay(request: web.Request, signature: str) -> None:
         raise replayed()
 
 
-def replay_ttl(settings) -> int:
+def replay_ttl(settings: Settings) -> int:
+    """How long a signature is remembered: as long as its timestamp could pass the tolerance check."""
     return 2 * settings.signature_tolerance_s + 60
 
 
