@@ -29,6 +29,7 @@ from actors.order import Order
 from service.clock import utcnow
 from streams.names import ACTORS_GROUP, Keys
 from streams.pipeliner import Pipeliner
+from streams.resp import RespConnection, stream_entries
 
 log = logging.getLogger(__name__)
 _decode_envelope = msgspec.json.Decoder(m.Envelope).decode
@@ -62,8 +63,9 @@ class Message(msgspec.Struct):
 class Lane:
     """One read-decide-commit loop over a share of the worker's partitions."""
 
-    def __init__(self, number: int):
+    def __init__(self, number: int, reader: RespConnection):
         self.number = number
+        self.reader = reader  # its own connection: its reads block while waiting for commands
         # Replies, acks and publication of the last batch, overlapping the next batch's database work.
         self.finishing: asyncio.Task | None = None
         # Batches whose events are on the stream: their outbox rows go with the lane's next commit.
@@ -87,7 +89,7 @@ class Worker:
         self.keys = keys
         self.worker_id = worker_id
         self.batch_size = batch_size
-        self.lanes = [Lane(n) for n in range(lanes)]
+        self.lanes = [Lane(n, RespConnection(redis)) for n in range(lanes)]
         self.leases = Leases(redis, keys, worker_id, lease_ttl_ms)
         self.pipeliner = Pipeliner(redis)  # replies, acks and events of every lane, written together
         self._lease_every = lease_ttl_ms / 3000
@@ -124,7 +126,11 @@ class Worker:
                 log.warning("worker %s: dependency unavailable (%s); retrying", self.worker_id, exc)
                 self._reclaim |= self._partitions(lane)
                 lane.finishing = None
+                await lane.reader.close()
                 await asyncio.sleep(0.5)
+            finally:
+                if stop.is_set():
+                    await lane.reader.close()
 
     def _partitions(self, lane: Lane) -> set[int]:
         return {p for p in self._serving if p % len(self.lanes) == lane.number}
@@ -135,7 +141,7 @@ class Worker:
             await asyncio.sleep(block_ms / 1000)
             return
         try:
-            messages = await self._read(partitions, block_ms)
+            messages = await self._read(lane, partitions, block_ms)
         except redis_errors.ResponseError as exc:
             if not str(exc).startswith(("NOGROUP", "UNBLOCKED")):
                 raise
@@ -175,7 +181,7 @@ class Worker:
         if gained or lost:
             log.info("worker %s owns partitions %s", self.worker_id, sorted(self.leases.owned))
 
-    async def _read(self, partitions: set[int], block_ms: int) -> list[Message]:
+    async def _read(self, lane: Lane, partitions: set[int], block_ms: int) -> list[Message]:
         messages: list[Message] = []
         for p in sorted(self._reclaim & partitions):
             # Whatever a dead or previous owner left unacknowledged is ours to finish first.
@@ -187,14 +193,11 @@ class Worker:
             self._reclaim.discard(p)
         if messages:
             return messages
-        streams = {self.keys.commands(p): ">" for p in sorted(partitions)}
-        found = await self.redis.xreadgroup(
-            ACTORS_GROUP, self.worker_id, streams, count=self.batch_size, block=block_ms or None
-        )
-        for stream, entries in found or []:
-            name = stream.decode() if isinstance(stream, bytes) else stream
-            messages += [self._message(name, e, f) for e, f in entries]
-        return messages
+        streams = [self.keys.commands(p) for p in sorted(partitions)]
+        block = ("BLOCK", block_ms) if block_ms else ()
+        found = await lane.reader.call("XREADGROUP", "GROUP", ACTORS_GROUP, self.worker_id, "COUNT", self.batch_size,
+                                       *block, "STREAMS", *streams, *[">"] * len(streams))
+        return [self._message(stream, e, f) for stream, e, f in stream_entries(found)]
 
     @staticmethod
     def _message(stream: str, entry_id: bytes, fields: dict) -> Message:

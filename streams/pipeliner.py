@@ -16,6 +16,8 @@ from typing import Any
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError, ResponseError
 
+from streams.resp import RespConnection
+
 log = logging.getLogger(__name__)
 RECONNECT_DELAY_S = 0.1
 
@@ -57,10 +59,10 @@ class Pipeliner:
 
     async def _run(self) -> None:
         while not self._stopping:
-            conn = self.redis.connection_pool.make_connection()
+            conn = RespConnection(self.redis)
             reader: asyncio.Task | None = None
             try:
-                await conn.connect()
+                await conn.open()
                 reader = asyncio.create_task(self._read(conn))
                 await self._write(conn, reader)
             except Exception as exc:  # Redis unreachable, or a reply out of step: every caller waiting learns it
@@ -69,12 +71,12 @@ class Pipeliner:
                 self._fail(exc)
                 await asyncio.sleep(RECONNECT_DELAY_S)
             finally:
-                await conn.disconnect()
+                await conn.close()
                 if reader is not None:
                     reader.cancel()
                     await asyncio.wait({reader}, timeout=1)
 
-    async def _write(self, conn, reader: asyncio.Task) -> None:
+    async def _write(self, conn: RespConnection, reader: asyncio.Task) -> None:
         while not self._stopping:
             await self._wake.wait()
             self._wake.clear()
@@ -83,22 +85,19 @@ class Pipeliner:
             batch, self._queue = self._queue, []
             if batch:
                 self._sent.extend(done for _, done in batch)
-                await conn.send_packed_command(conn.pack_commands([args for args, _ in batch]), check_health=False)
+                await conn.send([args for args, _ in batch])
 
-    async def _read(self, conn) -> None:
+    async def _read(self, conn: RespConnection) -> None:
         try:
             while True:
-                try:
-                    result = await conn.read_response()
-                except ResponseError as exc:  # one caller's error is its own
-                    result = exc
-                done = self._sent.popleft()
-                if done.done():
-                    continue
-                if isinstance(result, Exception):
-                    done.set_exception(result)
-                else:
-                    done.set_result(result)
+                for result in await conn.replies():
+                    done = self._sent.popleft()
+                    if done.done():
+                        continue
+                    if isinstance(result, ResponseError):  # one caller's error is its own
+                        done.set_exception(result)
+                    else:
+                        done.set_result(result)
         finally:
             self._wake.set()  # let the writer find out, and reconnect
 

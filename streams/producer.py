@@ -12,6 +12,7 @@ import redis.asyncio as aioredis
 from actors.messages import Envelope, Reply
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
+from streams.resp import RespConnection, stream_entries
 
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder().encode
@@ -90,28 +91,34 @@ class CommandBus:
                 self._waiting.pop(envelope.command_id, None)
 
     async def _reply_loop(self) -> None:
-        last_id = "0-0"
-        while not self._stopping:
-            try:
-                found = await self.redis.xread({self.reply_stream: last_id}, count=1000, block=REPLY_BLOCK_MS)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.exception("reading replies failed; retrying")
-                await asyncio.sleep(0.5)
-                continue
-            for _stream, entries in found or []:
-                for entry_id, fields in entries:
+        conn = RespConnection(self.redis)  # its own: a blocking read would hold up the pipeliner's commands
+        last_id: bytes | str = "0-0"
+        try:
+            while not self._stopping:
+                try:
+                    found = await conn.call("XREAD", "COUNT", 1000, "BLOCK", REPLY_BLOCK_MS,
+                                            "STREAMS", self.reply_stream, last_id)
+                except Exception:
+                    log.exception("reading replies failed; retrying")
+                    await conn.close()
+                    await asyncio.sleep(0.5)
+                    continue
+                for _stream, entry_id, fields in stream_entries(found):
                     last_id = entry_id
-                    try:
-                        replies = _decode_replies(fields[b"r"])
-                    except (KeyError, msgspec.DecodeError):
-                        log.error("undecodable reply %s on %s", entry_id, self.reply_stream)
-                        continue
-                    for reply in replies:
-                        for waiter in self._waiting.get(reply.command_id, ()):
-                            if not waiter.done():
-                                waiter.set_result(reply)
+                    self._answer(entry_id, fields)
+        finally:
+            await conn.close()
+
+    def _answer(self, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
+        try:
+            replies = _decode_replies(fields[b"r"])
+        except (KeyError, msgspec.DecodeError):
+            log.error("undecodable reply %s on %s", entry_id, self.reply_stream)
+            return
+        for reply in replies:
+            for waiter in self._waiting.get(reply.command_id, ()):
+                if not waiter.done():
+                    waiter.set_result(reply)
 
 
 def _expire(answer: asyncio.Future, command_id: str) -> None:

@@ -35,6 +35,15 @@ def keys():
     return Keys(f"u{secrets.token_hex(4)}:", 6)
 
 
+@pytest.fixture
+async def real_redis():
+    # The bus and the pipeliner speak RESP on the connection's socket, which fakeredis does not have;
+    # the bus also blocks on XREAD with COUNT, which fakeredis answers at once instead of waiting.
+    client = aioredis.Redis.from_url(REDIS_URL)
+    yield client
+    await client.aclose()
+
+
 def test_partition_is_stable_and_in_range():
     k = Keys("x:", 16)
     assert k.partition_of("ord_abc") == k.partition_of("ord_abc") == Keys("y:", 16).partition_of("ord_abc")
@@ -74,8 +83,8 @@ async def test_release_all_frees_partitions(redis, keys):
     assert (await second.refresh())[0] == set(range(6))
 
 
-async def test_pipeliner_answers_each_caller(redis, keys):
-    pipe = Pipeliner(redis)
+async def test_pipeliner_answers_each_caller(real_redis, keys):
+    pipe = Pipeliner(real_redis)
     try:
         results = await asyncio.gather(*[pipe.call("INCR", keys.prefix + "n") for _ in range(50)])
         assert sorted(results) == list(range(1, 51))
@@ -85,14 +94,6 @@ async def test_pipeliner_answers_each_caller(redis, keys):
         assert await pipe.call("INCR", keys.prefix + "n") == 51
     finally:
         await pipe.stop()
-
-
-@pytest.fixture
-async def real_redis():
-    # The bus blocks on XREAD with COUNT, which fakeredis answers at once instead of waiting.
-    client = aioredis.Redis.from_url(REDIS_URL)
-    yield client
-    await client.aclose()
 
 
 def _envelope(n: int) -> Envelope:
