@@ -8,12 +8,13 @@ from datetime import timedelta
 
 import pytest
 import redis.asyncio as aioredis
+from redis.exceptions import RedisError
 
 from actors import messages as m
 from actors.runtime import Worker
 from service.clock import utcnow
 from streams.names import Keys
-from streams.producer import CommandBus
+from streams.producer import CommandBus, ReplyTimeout
 
 
 def _create_order() -> m.Envelope:
@@ -30,8 +31,9 @@ def _create_order() -> m.Envelope:
 async def started(settings, pool):
     """A worker of two lanes on a prefix of its own, its Redis client, and a bus to send it commands."""
     keys = Keys(f"{settings.redis_prefix}start-{secrets.token_hex(3)}:", 4)
-    worker_redis = aioredis.Redis.from_url(settings.redis_url)
-    bus_redis = aioredis.Redis.from_url(settings.redis_url)
+    # Named, so that a test can drop exactly these connections: every connection a client opens carries it.
+    worker_redis = aioredis.Redis.from_url(settings.redis_url, client_name=f"{keys.prefix}worker")
+    bus_redis = aioredis.Redis.from_url(settings.redis_url, client_name=f"{keys.prefix}bus")
     bus = CommandBus(bus_redis, keys, "test-worker-start", timeout_s=5)
     worker = Worker(pool, worker_redis, keys, "test-worker-start", lease_ttl_ms=1500, lanes=2)
     stop = asyncio.Event()
@@ -73,5 +75,25 @@ async def test_streams_lost_by_redis_are_made_again(started):
     await worker_redis.delete(*(keys.commands(p) for p in range(keys.partitions)))  # as a restart without data would
     second = _create_order()
     reply = await bus.ask(second)
+    assert reply.ok, reply.error
+    assert not running.done()
+
+
+async def test_connections_dropped_by_redis_are_opened_again(started, redis):
+    worker_redis, bus, keys, run = started
+    running = run()
+    assert (await bus.ask(_create_order())).ok
+    ours = [c for c in await redis.client_list() if c["name"] in (f"{keys.prefix}worker", f"{keys.prefix}bus")]
+    assert len(ours) >= 4  # the lanes' readers, the worker's and the bus's pipeliners, the bus's reply reader
+    for client in ours:
+        await redis.client_kill_filter(_id=client["id"])
+    for _ in range(40):  # a command in flight when its connection dropped fails; a retry goes through
+        try:
+            reply = await bus.ask(_create_order())
+            break
+        except (RedisError, ConnectionError, ReplyTimeout):
+            await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("no command was answered after the connections dropped")
     assert reply.ok, reply.error
     assert not running.done()
