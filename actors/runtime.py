@@ -116,21 +116,21 @@ class Worker:
                 pass
 
     async def _serve(self, lane: Lane, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            try:
-                async with self.pool.acquire() as conn:
-                    while not stop.is_set():
-                        await self._step(lane, conn, block_ms=200)
-                    await lane.finish_previous()
-            except _INFRA_ERRORS as exc:
-                log.warning("worker %s: dependency unavailable (%s); retrying", self.worker_id, exc)
-                self._reclaim |= self._partitions(lane)
-                lane.finishing = None
-                await lane.reader.close()
-                await asyncio.sleep(0.5)
-            finally:
-                if stop.is_set():
-                    await lane.reader.close()
+        try:
+            while not stop.is_set():
+                try:
+                    async with self.pool.acquire() as conn:
+                        while not stop.is_set():
+                            await self._step(lane, conn, block_ms=200)
+                        await lane.finish_previous()
+                except _INFRA_ERRORS as exc:
+                    log.warning("worker %s: dependency unavailable (%s); retrying", self.worker_id, exc)
+                    self._reclaim |= self._partitions(lane)
+                    lane.finishing = None
+                    await lane.reader.close()  # the next read opens a fresh connection
+                    await asyncio.sleep(0.5)
+        finally:
+            await lane.reader.close()
 
     def _partitions(self, lane: Lane) -> set[int]:
         return {p for p in self._serving if p % len(self.lanes) == lane.number}

@@ -32,7 +32,8 @@ class Pipeliner:
         self._stopping = False
 
     async def stop(self) -> None:
-        # By flag, not by cancelling: a cancellation landing inside redis-py's I/O is not always let through.
+        # By flag, not by cancelling: the loop ends between writes, closes its connection itself, and every
+        # caller still waiting learns it below.
         self._stopping = True
         self._wake.set()
         if self._task is not None:

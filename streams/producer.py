@@ -55,8 +55,8 @@ class CommandBus:
     async def stop(self) -> None:
         await self.pipeliner.stop()
         if self._replies is not None:
-            # Not cancelled: a cancellation that lands inside redis-py's blocking read can be taken for a
-            # read timeout and retried, leaving the task reading forever. The loop ends after its read.
+            # Not cancelled: the loop ends after its current read (at most REPLY_BLOCK_MS) and closes its
+            # connection itself.
             self._stopping = True
             await self._replies
         with contextlib.suppress(Exception):
