@@ -50,6 +50,9 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
         if env.command_id in known:
             decided.outcomes.append(answer_recorded(env, known[env.command_id]))
             continue
+        if env.recorded_only:
+            decided.outcomes.append(_refused(env, _NOTHING_RECORDED))
+            continue
         cmd = env.command
         if not _numbered(cmd):
             cmd = msgspec.structs.replace(cmd, order_number=next(numbers[(cmd.merchant_id, cmd.livemode)]))
@@ -76,9 +79,21 @@ def answer_recorded(env: m.Envelope, rec: Recorded) -> Outcome:
     return Outcome(env.command_id, env.command.order_id, env.request_hash, reply)
 
 
-def failed(env: m.Envelope) -> Outcome:
-    """The answer to a command the database would not store even on its own."""
-    failure = m.DomainFailure(503, "command_failed", "The command could not be stored; retry it.")
+_NOTHING_RECORDED = m.DomainFailure(401, "signature_replayed",
+                                    "This signature was already used; sign each request afresh.", "X-Signature")
+_STORE_FAILED = m.DomainFailure(503, "command_failed", "The command could not be stored; retry it.")
+_CONTENT_REFUSED = m.DomainFailure(422, "command_refused",
+                                   "The database refuses what this command holds; sending it again cannot succeed.")
+
+
+def failed(env: m.Envelope, for_its_content: bool) -> Outcome:
+    """The answer to a command the database would not store even on its own: for what it holds (a value the
+    database can never take, so a retry is pointless), or for a passing fault (worth a retry)."""
+    return _refused(env, _CONTENT_REFUSED if for_its_content else _STORE_FAILED)
+
+
+def _refused(env: m.Envelope, failure: m.DomainFailure) -> Outcome:
+    """An answer that records nothing: the command may be sent again."""
     return Outcome(env.command_id, env.command.order_id, env.request_hash,
                    _encode(m.Reply(command_id=env.command_id, ok=False, error=failure)))
 

@@ -393,6 +393,9 @@ class Envelope(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     # Hash of the HTTP request that produced the command: a reused Idempotency-Key with
     # another body is refused by comparing it.
     request_hash: str = ""
+    # A repeated request signature with an Idempotency-Key: only an answer already recorded for this command
+    # may serve it; the command itself is never applied from such an envelope (web/replays.py).
+    recorded_only: bool = False
 
 
 class DomainFailure(msgspec.Struct, frozen=True, gc=False):

@@ -270,7 +270,9 @@ class Worker:
             raise
         except asyncpg.PostgresError as exc:
             log.error("command %s refused by the database: %s", env.command_id, exc)
-            return batch.failed(env)
+            # Class 22 (data exception: NUL in text, a number out of range) and check violations are about the
+            # command's content; anything else may pass.
+            return batch.failed(env, isinstance(exc, (asyncpg.DataError, asyncpg.CheckViolationError)))
 
     def _remember(self, order: Order) -> None:
         self._cache[order.order_id] = order

@@ -14,7 +14,8 @@ import time
 from pathlib import Path
 
 from service import config, db, merchants
-from service.secrets import Vault, master_key
+from service import secrets
+from service.secrets import Vault, master_keys
 
 FAMILIES = ("evm", "solana", "tron", "ton")  # chain_watchers.runner.FAMILIES, without importing the chain layer here
 
@@ -38,7 +39,7 @@ async def _with_pool(settings: config.Settings, work):
     await db.migrate(settings.database_url)
     pool = await db.connect(settings.database_url, min_size=1, max_size=2)
     try:
-        return await work(pool, Vault(master_key(settings.master_key, settings.data_dir)))
+        return await work(pool, Vault(*master_keys(settings.master_key, settings.data_dir)))
     finally:
         await pool.close()
 
@@ -66,7 +67,42 @@ def cmd_merchants(args) -> int:
     return 0
 
 
+def cmd_merchant_limits(args) -> int:
+    """A merchant's own API rate limit, or the defaults again with --default; without flags, what it is now."""
+    settings = _with_database(_settings(args))
+    limit = asyncio.run(_with_pool(settings, lambda pool, vault: merchants.set_rate_limit(
+        pool, args.merchant_id, args.rps, args.burst, args.default)))
+    if limit is None:
+        print(f"no merchant {args.merchant_id}", file=sys.stderr)
+        return 1
+    _print({"merchant_id": limit.merchant_id,
+            "rps": limit.rps or settings.rate_limit_rps, "burst": limit.burst or settings.rate_limit_burst,
+            "own": limit.rps is not None or limit.burst is not None}, args.json)
+    return 0
+
+
+def cmd_rotate_master(args) -> int:
+    """Every stored secret sealed again under the first master key (a new one first, with --generate)."""
+    settings = _with_database(_settings(args))
+    if args.generate:
+        if settings.master_key:
+            print("--generate writes the data folder's key file; with SERVICE_MASTER_KEY set, put the new key first"
+                  " in it instead (docs/operations.md)", file=sys.stderr)
+            return 2
+        secrets.add_master_key(settings.data_dir)
+    keys = master_keys(settings.master_key, settings.data_dir)
+    counts = asyncio.run(_with_pool(settings, lambda pool, vault: secrets.reseal_all(pool, vault)))
+    _print({"sealed_under": keys[0][:8].decode() + "...", "older_keys_configured": len(keys) - 1,
+            "resealed": counts}, args.json)
+    if not args.json:
+        print("Every stored secret opens under the first key alone now: remove the older keys from the"
+              " configuration once every process runs with the new one.", file=sys.stderr)
+    return 0
+
+
 def cmd_keys(args) -> int:
+    if args.action == "rotate-master":
+        return cmd_rotate_master(args)
     settings = _with_database(_settings(args))
     change = merchants.roll if args.action == "roll" else merchants.add_key
     pair = asyncio.run(_with_pool(settings, lambda pool, vault: change(pool, vault, args.merchant_id, args.live)))
@@ -145,7 +181,7 @@ def cmd_dev(args) -> int:
         server, env["REDIS_URL"] = start_redis(data_dir)
         keep.append(server)
     print("dev: " + asyncio.run(_migrate_report(env["DATABASE_URL"])), flush=True)
-    master_key(settings.master_key, str(data_dir))
+    master_keys(settings.master_key, str(data_dir))
     watchers = [f"watch --family {family}" for family in FAMILIES]
     children = [
         subprocess.Popen([sys.executable, "-m", "service", *name.split()], env=env)
@@ -174,6 +210,13 @@ def cmd_dev(args) -> int:
 async def _migrate_report(url: str) -> str:
     applied = await db.migrate(url)
     return "migrations applied: " + (", ".join(applied) if applied else "none needed")
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("must be a positive integer")
+    return value
 
 
 def parser() -> argparse.ArgumentParser:
@@ -205,6 +248,13 @@ def parser() -> argparse.ArgumentParser:
     create.add_argument("--json", action="store_true")
     listing = mer_sub.add_parser("list")
     listing.add_argument("--json", action="store_true")
+    limits = mer_sub.add_parser("limits", help="a merchant's API rate limit (token bucket per API key)")
+    limits.add_argument("merchant_id")
+    limits.add_argument("--rps", type=_positive, help="requests per second, sustained")
+    limits.add_argument("--burst", type=_positive, help="requests at once, from a full bucket")
+    limits.add_argument("--default", action="store_true", help="back to RATE_LIMIT_RPS / RATE_LIMIT_BURST")
+    limits.add_argument("--json", action="store_true")
+    limits.set_defaults(run=cmd_merchant_limits)
     mer.set_defaults(run=cmd_merchants)
 
     keys = sub.add_parser("keys", help="API keys")
@@ -214,6 +264,10 @@ def parser() -> argparse.ArgumentParser:
         k.add_argument("merchant_id")
         k.add_argument("--live", action="store_true")
         k.add_argument("--json", action="store_true")
+    rotate = keys_sub.add_parser("rotate-master", help="re-seal every stored secret under the first master key")
+    rotate.add_argument("--generate", action="store_true",
+                        help="first put a new key at the head of the data folder's key file (embedded default)")
+    rotate.add_argument("--json", action="store_true")
     keys.set_defaults(run=cmd_keys)
 
     usr = sub.add_parser("users", help="dashboard staff users")

@@ -31,6 +31,14 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     batch_size: int = 500
     actor_lanes: int = 2
     scheduler_interval_s: float = 1.0
+    max_body_bytes: int = 1024 * 1024
+    max_line_items: int = 100
+    # Token buckets: per API key (a merchant may have its own, `service merchants limits`) and per client IP on
+    # the hosted pages.
+    rate_limit_rps: int = 100
+    rate_limit_burst: int = 200
+    page_rate_limit_rps: int = 20
+    page_rate_limit_burst: int = 100
 
     def public_base(self) -> str:
         return self.base_url or f"http://{self.host}:{self.port}"
@@ -57,6 +65,12 @@ _ENV = {
     "batch_size": "ACTOR_BATCH_SIZE",
     "actor_lanes": "ACTOR_LANES",
     "scheduler_interval_s": "SCHEDULER_INTERVAL_S",
+    "max_body_bytes": "MAX_BODY_BYTES",
+    "max_line_items": "MAX_LINE_ITEMS",
+    "rate_limit_rps": "RATE_LIMIT_RPS",
+    "rate_limit_burst": "RATE_LIMIT_BURST",
+    "page_rate_limit_rps": "PAGE_RATE_LIMIT_RPS",
+    "page_rate_limit_burst": "PAGE_RATE_LIMIT_BURST",
 }
 
 
@@ -72,4 +86,8 @@ def load(environ: dict[str, str] | None = None, **overrides) -> Settings:
         raise ConfigError("PARTITIONS must be at least 1")
     if settings.actor_lanes < 1:
         raise ConfigError("ACTOR_LANES must be at least 1")
+    for name in ("max_body_bytes", "max_line_items", "rate_limit_rps", "rate_limit_burst", "page_rate_limit_rps",
+                 "page_rate_limit_burst"):
+        if getattr(settings, name) < 1:
+            raise ConfigError(f"{_ENV[name]} must be at least 1")
     return settings

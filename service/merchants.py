@@ -33,6 +33,15 @@ class ApiKey(msgspec.Struct, frozen=True):
     merchant_id: str
     livemode: bool
     secret: str
+    # The merchant's own rate limit; None takes the service's default.
+    rate_limit_rps: int | None = None
+    rate_limit_burst: int | None = None
+
+
+class RateLimit(msgspec.Struct, frozen=True):
+    merchant_id: str
+    rps: int | None
+    burst: int | None
 
 
 def _mode(livemode: bool) -> str:
@@ -97,11 +106,25 @@ async def list_all(pool: asyncpg.Pool) -> list[dict]:
 
 async def lookup_key(pool: asyncpg.Pool, vault: Vault, public_key: str) -> ApiKey | None:
     row = await pool.fetchrow(
-        "SELECT merchant_id, livemode, secret_enc FROM api_keys WHERE public_key = $1", public_key
+        "SELECT k.merchant_id, k.livemode, k.secret_enc, m.rate_limit_rps, m.rate_limit_burst"
+        " FROM api_keys k JOIN merchants m USING (merchant_id) WHERE k.public_key = $1", public_key
     )
     if row is None:
         return None
-    return ApiKey(public_key, row["merchant_id"], row["livemode"], vault.open(row["secret_enc"]))
+    return ApiKey(public_key, row["merchant_id"], row["livemode"], vault.open(row["secret_enc"]),
+                  row["rate_limit_rps"], row["rate_limit_burst"])
+
+
+async def set_rate_limit(pool: asyncpg.Pool, merchant_id: str, rps: int | None, burst: int | None,
+                         reset: bool = False) -> RateLimit | None:
+    """Change what is given (or clear both with reset); the web processes see it within their key cache's life."""
+    row = await pool.fetchrow(
+        "UPDATE merchants SET rate_limit_rps = CASE WHEN $4 THEN NULL ELSE coalesce($2, rate_limit_rps) END,"
+        " rate_limit_burst = CASE WHEN $4 THEN NULL ELSE coalesce($3, rate_limit_burst) END"
+        " WHERE merchant_id = $1 RETURNING rate_limit_rps, rate_limit_burst",
+        merchant_id, rps, burst, reset,
+    )
+    return RateLimit(merchant_id, row["rate_limit_rps"], row["rate_limit_burst"]) if row else None
 
 
 async def get(pool: asyncpg.Pool, merchant_id: str) -> Merchant | None:

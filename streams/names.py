@@ -43,6 +43,10 @@ class Keys:
             return f"{self.prefix}sig:{signature}"
         return f"{self.prefix}sig:{{{partition}}}:{signature}"
 
+    def rate_limit(self, bucket: str) -> str:
+        # One key per bucket, so a Redis Cluster keeps each in one slot.
+        return f"{self.prefix}rl:{bucket}"
+
     def signin_attempts_email(self, email: str) -> str:
         return f"{self.prefix}signin:email:{email}"
 

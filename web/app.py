@@ -11,29 +11,34 @@ from aiohttp import web
 from service import db
 from service.clock import Clock, utcnow
 from service.config import Settings
-from service.secrets import Vault, master_key
+from service.secrets import Vault, derived_keys, master_keys
 from streams.names import Keys
 from streams.producer import CommandBus
-from web import dashboard, openapi, pages, refund_pages, routes
+from web import dashboard, openapi, pages, rate_limits, refund_pages, routes
 from web.auth import signature_middleware
 from web.context import CONTEXT, Context
 from web.errors import error_middleware
+from web.input_limits import body_limit_middleware, path_ids_middleware
 
 log = logging.getLogger(__name__)
-MAX_BODY = 256 * 1024
 
 
 def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
-    app = web.Application(middlewares=[error_middleware, signature_middleware], client_max_size=MAX_BODY)
+    app = web.Application(
+        middlewares=[error_middleware, body_limit_middleware(settings.max_body_bytes), signature_middleware,
+                     rate_limits.page_rate_limit_middleware, path_ids_middleware],
+        client_max_size=settings.max_body_bytes,
+    )
+    app.on_response_prepare.append(rate_limits.add_headers)
 
     async def resources(app: web.Application):
         pool = await db.connect(settings.database_url, max_size=20)
         redis = aioredis.Redis.from_url(settings.redis_url, max_connections=200)
         keys = Keys(settings.redis_prefix, settings.partitions)
-        key = master_key(settings.master_key, settings.data_dir)
+        vault = Vault(*master_keys(settings.master_key, settings.data_dir))
         bus = CommandBus(redis, keys, f"web-{secrets.token_hex(6)}", settings.reply_timeout_s)
         await bus.start()
-        app[CONTEXT] = Context(settings, pool, redis, keys, Vault(key), bus, vault_key=key, clock=clock)
+        app[CONTEXT] = Context(settings, pool, redis, keys, vault, bus, await derived_keys(pool, vault), clock=clock)
         yield
         await bus.stop()
         await redis.aclose()

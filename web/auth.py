@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import re
-import time
 
 from aiohttp import web
 
 from service import merchants
-from service.config import Settings
+from web import rate_limits
 from web.context import CALLER, ONE_COMMAND, UNSPENT_SIGNATURE, ctx
 from web.errors import ApiError
+from web.replays import spend
 from web.signing import matches
 
 PUBLIC_PATHS = {"/b2b/v1/openapi.json"}
 MILLISECONDS_FROM = 10**11  # an X-Timestamp this large is milliseconds: in seconds it is past the year 5000
-KEY_CACHE_S = 5.0  # a rolled secret stops working within this long in every web process
+SAFE_METHODS = ("GET", "HEAD")  # reads: repeating one changes nothing, so a repeated signature is no threat
 _PUBLIC_KEY = re.compile(r"^pk_(live|test)_[A-Za-z0-9]+$")
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 
@@ -29,32 +29,11 @@ def _header(request: web.Request, name: str) -> str:
 
 async def _api_key(request: web.Request, public_key: str):
     c = ctx(request)
-    now = time.monotonic()
-    hit = c.key_cache.get(public_key)
-    if hit is None or now - hit[0] > KEY_CACHE_S:
-        hit = (now, await merchants.lookup_key(c.pool, c.vault, public_key))
-        c.key_cache[public_key] = hit
-    return hit[1]
-
-
-async def _refuse_replay(request: web.Request, signature: str) -> None:
-    """A signature is good once: it is remembered for as long as its timestamp could pass the tolerance check.
-
-    Timestamps are whole seconds, so a client repeating the very same request (a poll, a retry) within one
-    second must wait for the next second to sign it afresh; docs/api.md says so.
-    """
-    c = ctx(request)
-    if not await c.bus.pipeliner.call("SET", c.keys.signature_seen(signature), 1, "NX", "EX", replay_ttl(c.settings)):
-        raise replayed()
-
-
-def replay_ttl(settings: Settings) -> int:
-    """How long a signature is remembered: as long as its timestamp could pass the tolerance check."""
-    return 2 * settings.signature_tolerance_s + 60
-
-
-def replayed() -> ApiError:
-    return ApiError(401, "signature_replayed", "This signature was already used; sign each request afresh.", "X-Signature")
+    found, api_key = c.key_cache.get(public_key)
+    if not found:
+        api_key = await merchants.lookup_key(c.pool, c.vault, public_key)
+        c.key_cache.put(public_key, api_key)
+    return api_key
 
 
 def _seconds(timestamp: int) -> float:
@@ -90,8 +69,11 @@ async def signature_middleware(request: web.Request, handler):
     if not _HEX.match(signature) or not matches(api_key.secret, request.method, request.raw_path, timestamp, body, signature):
         raise ApiError(401, "invalid_signature", "X-Signature does not match the request signed with the secret key.", "X-Signature")
     request[CALLER] = api_key
-    if request.match_info.handler in request.app[ONE_COMMAND]:
+    await rate_limits.check_api_key(request)
+    if request.method in SAFE_METHODS:
+        pass
+    elif request.match_info.handler in request.app[ONE_COMMAND]:
         request[UNSPENT_SIGNATURE] = signature  # submit() spends it with the command (web/route.py)
     else:
-        await _refuse_replay(request, signature)
+        await spend(request, signature)
     return await handler(request)

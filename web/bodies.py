@@ -7,6 +7,8 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
+# An object's id, as the service makes them (a prefix, `_`, letters and digits): never `/`, `..` or a control character.
+Id = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]
 Url = Annotated[str, Meta(max_length=2048, pattern=r"^https?://[^\s]+$")]
 # A checkout session lives 1 s to 7 days: short ones let an integration watch expiry happen in its tests.
 Ttl = Annotated[int, Meta(ge=1, le=7 * 86400)]
@@ -28,7 +30,8 @@ class LineItemIn(_Body):
     quantity: Annotated[int, Meta(ge=1, le=1_000_000)] = 1
 
 
-LineItems = Annotated[list[LineItemIn], Meta(min_length=1, max_length=250)]
+# A hard ceiling; MAX_LINE_ITEMS (default 100) is the limit an order actually gets (web/views/orders.py).
+LineItems = Annotated[list[LineItemIn], Meta(min_length=1, max_length=10_000)]
 
 
 class OrderIn(_Body):
@@ -52,7 +55,7 @@ class QuickSessionIn(OrderIn):
 
 
 class SessionIn(SessionOptions, kw_only=True):
-    order_id: str
+    order_id: Id
     amount_due: str | None = None
 
 
@@ -76,7 +79,7 @@ class TestPaymentIn(_Body):
 
 
 class RefundIn(_Body):
-    order_id: str
+    order_id: Id
     amount: str
     refund_to_address: Annotated[str, Meta(max_length=128)]
     # Left out, network and token are those the order was paid with (SPEC 2.3: usually the original token).
@@ -99,7 +102,7 @@ class RefundRequestIn(_Body):
     ref_type: Annotated[str, Meta(pattern="^(order_id|order_number|session_id|session_key)$")] | None = None
     ref_value: Annotated[str, Meta(min_length=1, max_length=255)] | None = None
     amount: str | None = None
-    order_id: str | None = None
+    order_id: Id | None = None
     ttl_seconds: int | None = None
     metadata: Metadata | None = None
     hide_summary: bool = False

@@ -15,25 +15,18 @@ from actors import messages as m
 from actors.order import Order
 from service import money
 from streams.producer import ReplyTimeout, SignatureSpent
-from web.auth import replay_ttl, replayed
+from web import decoding
 from web.context import UNSPENT_SIGNATURE, caller, ctx
-from web.errors import ApiError, from_validation
+from web.errors import ApiError
+from web.idempotency import request_hash
+from web.replays import idempotency_key, replay_ttl, replayed
 
 T = TypeVar("T")
 _decode_order = msgspec.json.Decoder(Order).decode
-IDEMPOTENCY_HEADER = "Idempotency-Key"
 
 
 async def body(request: web.Request, kind: type[T]) -> T:
-    raw = await request.read()
-    if not raw.strip():
-        raw = b"{}"
-    try:
-        return msgspec.json.decode(raw, type=kind)
-    except msgspec.ValidationError as exc:
-        raise from_validation(exc) from None
-    except msgspec.DecodeError:
-        raise ApiError(400, "invalid_json", "The request body is not valid JSON.") from None
+    return decoding.decode(await request.read(), kind)
 
 
 def amount(text: str, param: str) -> int:
@@ -47,9 +40,7 @@ class Ids:
     """Ids of one request: random, or derived from its Idempotency-Key so a retry names the same objects."""
 
     def __init__(self, request: web.Request):
-        key = request.headers.get(IDEMPOTENCY_HEADER)
-        if key is not None and not (0 < len(key) <= 255):
-            raise ApiError(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 255 characters.", IDEMPOTENCY_HEADER)
+        key = idempotency_key(request)
         api_key = caller(request)
         if key:
             self._seed = f"{api_key.merchant_id}:{api_key.livemode}:{key}"
@@ -59,7 +50,7 @@ class Ids:
             self._seed = f"{api_key.merchant_id}:{api_key.livemode}:signature:{request[UNSPENT_SIGNATURE]}"
         else:
             self._seed = None
-        self._secret = ctx(request).vault_key
+        self._secret = ctx(request).derived.ids
 
     def make(self, prefix: str, what: str, nbytes: int = 12) -> str:
         if self._seed is None:
@@ -70,14 +61,17 @@ class Ids:
 
 async def submit(request: web.Request, ids: Ids, command: m.Command) -> Order:
     """Send the command to its order's actor and wait; a refusal becomes an ApiError."""
-    raw = await request.read()
-    request_hash = hashlib.sha256(f"{request.method} {request.path}\n".encode() + raw).hexdigest()
-    envelope = m.Envelope(command_id=ids.make("cmd", "command"), command=command, request_hash=request_hash)
+    envelope = m.Envelope(command_id=ids.make("cmd", "command"), command=command,
+                          request_hash=request_hash(request.method, request.path, await request.read()))
     c = ctx(request)
     try:
-        reply = await c.bus.ask(envelope, request.get(UNSPENT_SIGNATURE), replay_ttl(c.settings))
-    except SignatureSpent:
-        raise replayed() from None
+        try:
+            reply = await c.bus.ask(envelope, request.get(UNSPENT_SIGNATURE), replay_ttl(c.settings))
+        except SignatureSpent:
+            if idempotency_key(request) is None:
+                raise replayed() from None
+            # A repeat with a key: the answer recorded for the key's command serves it, and nothing else may.
+            reply = await c.bus.ask(msgspec.structs.replace(envelope, recorded_only=True))
     except ReplyTimeout:
         raise ApiError(
             504, "command_timeout",

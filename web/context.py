@@ -11,7 +11,8 @@ from aiohttp import web
 from service.clock import Clock, utcnow
 from service.config import Settings
 from service.merchants import ApiKey
-from service.secrets import Vault
+from web.key_cache import KeyCache
+from service.secrets import DerivedKeys, Vault
 from streams.names import Keys
 from streams.producer import CommandBus
 
@@ -24,9 +25,9 @@ class Context:
     keys: Keys
     vault: Vault
     bus: CommandBus
-    vault_key: bytes = b""
+    derived: DerivedKeys
     clock: Clock = utcnow
-    key_cache: dict[str, tuple[float, ApiKey | None]] = field(default_factory=dict)
+    key_cache: KeyCache = field(default_factory=KeyCache)
 
 
 CONTEXT: web.AppKey[Context] = web.AppKey("context", Context)
@@ -34,6 +35,8 @@ CALLER: web.RequestKey[ApiKey] = web.RequestKey("caller", ApiKey)
 # Handlers whose signature is spent with their command (web/route.py), and such a request's signature.
 ONE_COMMAND: web.AppKey[frozenset] = web.AppKey("one_command", frozenset)
 UNSPENT_SIGNATURE: web.RequestKey[str] = web.RequestKey("unspent_signature", str)
+# A write whose signature was seen before but which carries an Idempotency-Key: only a recorded answer may serve it.
+REPEATED_SIGNATURE: web.RequestKey[bool] = web.RequestKey("repeated_signature", bool)
 
 
 def ctx(request: web.Request) -> Context:

@@ -20,16 +20,18 @@ _TYPES = {
 
 
 class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, param: str | None = None, **extra):
+    def __init__(self, status: int, code: str, message: str, param: str | None = None,
+                 headers: dict[str, str] | None = None, **extra):
         super().__init__(message)
         self.status, self.code, self.message, self.param, self.extra = status, code, message, param, extra
+        self.headers = headers
 
     def response(self) -> web.Response:
         body = {"type": _TYPES.get(self.status, "api_error"), "code": self.code, "message": self.message}
         if self.param is not None:
             body["param"] = self.param
         body.update(self.extra)
-        return web.json_response({"error": body}, status=self.status)
+        return web.json_response({"error": body}, status=self.status, headers=self.headers)
 
 
 _AT = re.compile(r"at `\$\.?([^`]*)`")

@@ -12,23 +12,17 @@ from typing import Awaitable, Callable
 import asyncpg
 from aiohttp import web
 
-from web.commands import IDEMPOTENCY_HEADER
-from web.context import caller, ctx
+from web.context import REPEATED_SIGNATURE, caller, ctx
 from web.errors import ApiError
+from web.replays import IDEMPOTENCY_HEADER, idempotency_key, replayed
 
 Work = Callable[[asyncpg.Connection], Awaitable[web.Response]]
 REPLAYED_HEADER = "Idempotent-Replayed"
 
 
 def request_hash(method: str, path: str, body: bytes) -> str:
+    """What a recorded answer must have been given to: the same method, path and body."""
     return hashlib.sha256(f"{method} {path}\n".encode() + body).hexdigest()
-
-
-def _key(request: web.Request) -> str | None:
-    key = request.headers.get(IDEMPOTENCY_HEADER)
-    if key is not None and not 0 < len(key) <= 255:
-        raise ApiError(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 255 characters.", IDEMPOTENCY_HEADER)
-    return key
 
 
 async def once(request: web.Request, work: Work) -> web.Response:
@@ -37,7 +31,7 @@ async def once(request: web.Request, work: Work) -> web.Response:
     Call it after the body validated: a request refused before it started records nothing (it
     may be corrected and sent again with the same key). A refusal from the work itself is
     recorded and answered again, like a success; a 5xx is not, so a retry can succeed."""
-    key = _key(request)
+    key = idempotency_key(request)
     api_key = caller(request)
     async with ctx(request).pool.acquire() as conn, conn.transaction():
         if key is not None:
@@ -49,6 +43,8 @@ async def once(request: web.Request, work: Work) -> web.Response:
             )
             if not claimed:
                 return await _recorded(conn, api_key.merchant_id, api_key.livemode, key, digest)
+            if request.get(REPEATED_SIGNATURE):
+                raise replayed()  # nothing recorded to answer a repeat with: refused, and the claim rolls back
         try:
             async with conn.transaction():  # a refusal leaves nothing of the work written
                 response = await work(conn)

@@ -16,10 +16,10 @@ from actors import messages as m
 from actors.state import Order, RefundToken
 from service import merchants, money
 from service.ids import random_id
-from web import destinations, i18n
+from web import decoding, destinations, i18n
 from web.commands import amount as parse_amount
 from web.context import ctx
-from web.errors import ApiError, from_validation
+from web.errors import ApiError
 from web.pages import params as page_params
 from web.pages.checkout import error_page
 from web.pages.quotes import network_name
@@ -48,7 +48,7 @@ class RenewalFormIn(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 
 def csrf_token(request: web.Request, token: str) -> str:
     """Bound to the link and the server's key: stateless, so it works inside third-party iframes too."""
-    return hmac.new(ctx(request).vault_key, f"csrf:{token}".encode(), hashlib.sha256).hexdigest()
+    return hmac.new(ctx(request).derived.refund_form_csrf, token.encode(), hashlib.sha256).hexdigest()
 
 
 async def _token(request: web.Request) -> tuple[Order, RefundToken] | None:
@@ -96,13 +96,8 @@ async def form_page(request: web.Request) -> web.Response:
 async def _form(request: web.Request, kind: type):
     """A JSON body (the page's script) or an ordinary form post (no script)."""
     if request.content_type == "application/json":
-        raw = dict(msgspec.json.decode(await request.read() or b"{}"))
-    else:
-        raw = {k: v for k, v in (await request.post()).items() if v != ""}
-    try:
-        return msgspec.convert(raw, kind)
-    except msgspec.ValidationError as exc:
-        raise from_validation(exc) from None
+        return decoding.decode(await request.read(), kind)
+    return decoding.convert({k: v for k, v in (await request.post()).items() if v != ""}, kind)
 
 
 def _check_origin(request: web.Request, token: str, sent: str) -> None:

@@ -54,5 +54,8 @@ ROUTES += [route._replace(method=OTHER_METHOD[route.method]) for route in ROUTES
 
 def add_routes(app: web.Application) -> None:
     for route in ROUTES:
-        app.router.add_route(route.method, PREFIX + route.path, route.handler)
+        if route.method == "GET":
+            app.router.add_get(PREFIX + route.path, route.handler)  # and HEAD, which answers its headers
+        else:
+            app.router.add_route(route.method, PREFIX + route.path, route.handler)
     app[ONE_COMMAND] = frozenset(route.handler for route in ROUTES if route.one_command)

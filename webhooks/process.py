@@ -10,7 +10,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from service import db
 from service.config import Settings
-from service.secrets import Vault, master_key
+from service.secrets import Vault, master_keys
 from streams.names import WEBHOOKS_GROUP, Keys
 from webhooks import settings as webhook_settings
 from webhooks.dispatcher import Dispatcher
@@ -36,7 +36,7 @@ async def serve(settings: Settings, stop: asyncio.Event) -> None:
     pool = await db.connect(settings.database_url, min_size=2, max_size=6)
     redis = aioredis.Redis.from_url(settings.redis_url)
     keys = Keys(settings.redis_prefix, settings.partitions)
-    dispatcher = Dispatcher(pool, redis, keys, Vault(master_key(settings.master_key, settings.data_dir)), hooks)
+    dispatcher = Dispatcher(pool, redis, keys, Vault(*master_keys(settings.master_key, settings.data_dir)), hooks)
     await dispatcher.start()
     scheduler = AsyncIOScheduler()
     scheduler.add_job(_guarded(dispatcher.sweep), "interval", seconds=hooks.sweep_interval_s, max_instances=1,

@@ -36,7 +36,7 @@ CASES = [
     ("metadata-not-strings", QUICK, {"amount": "1.00", "metadata": {"a": 1}}, 422, "invalid_field", "metadata"),
     ("ttl-zero", QUICK, {"amount": "1.00", "ttl_seconds": 0}, 422, "invalid_field", "ttl_seconds"),
     ("success-url-not-url", QUICK, {"amount": "1.00", "success_url": "javascript:alert(1)"}, 422, "invalid_field", "success_url"),
-    ("body-not-object", QUICK, [1, 2], 422, "invalid_field", None),
+    ("body-not-object", QUICK, [1, 2], 400, "invalid_json", None),
     ("orders-amount-negative", "/b2b/v1/orders", {"amount": "-5"}, 422, "invalid_amount", "amount"),
     ("session-unknown-order", "/b2b/v1/checkout-sessions", {"order_id": "ord_nope"}, 404, "order_not_found", "order_id"),
     ("session-missing-order", "/b2b/v1/checkout-sessions", {}, 422, "missing_field", "order_id"),

@@ -46,7 +46,7 @@ async def _count_failure(c: Context, email: str, ip: str) -> None:
 
 
 def _signin_token(request: web.Request, nonce: str) -> str:
-    return hmac.new(ctx(request).vault_key, f"dashboard-signin:{nonce}".encode(), hashlib.sha256).hexdigest()
+    return hmac.new(ctx(request).derived.dashboard_signin, nonce.encode(), hashlib.sha256).hexdigest()
 
 
 def _next(request: web.Request, wanted: str | None) -> str | None:

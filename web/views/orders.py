@@ -33,12 +33,14 @@ def _unit_amount(item: bodies.LineItemIn, where: str) -> int:
     return amount(text, f"{where}.{name}")
 
 
-def _owed(order_in: bodies.OrderIn) -> tuple[int, tuple[m.LineItem, ...]]:
+def _owed(order_in: bodies.OrderIn, max_items: int) -> tuple[int, tuple[m.LineItem, ...]]:
     if order_in.line_items is not None and order_in.items is not None:
         raise ApiError(422, "conflicting_fields", "Send `line_items` or `items`, not both.", "items")
     listed, field = (order_in.line_items, "line_items") if order_in.items is None else (order_in.items, "items")
     if order_in.amount is not None and listed is not None:
         raise ApiError(422, "amount_and_line_items", "Send either `amount` or `line_items`, never both.", "amount")
+    if listed is not None and len(listed) > max_items:
+        raise ApiError(422, "too_many_line_items", f"An order holds at most {max_items} line items.", field)
     if listed is not None:
         items = tuple(m.LineItem(i.name, i.quantity, _unit_amount(i, f"{field}[{n}]")) for n, i in enumerate(listed))
         return sum(i.unit_amount * i.quantity for i in items), items
@@ -61,7 +63,7 @@ def _new_session(request: web.Request, ids: Ids, options, now: datetime) -> m.Ne
 
 async def _create(request: web.Request, kind: type, with_session: bool) -> Order:
     order_in = await body(request, kind)
-    owed, items = _owed(order_in)
+    owed, items = _owed(order_in, ctx(request).settings.max_line_items)
     ids, api_key, now = Ids(request), caller(request), ctx(request).clock()
     command = m.CreateOrder(
         order_id=ids.make("ord", "order"),
