@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import secrets
 
@@ -25,16 +26,24 @@ REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 RUN = secrets.token_hex(4)
 
 
-@pytest.fixture(scope="session")
-async def database_url():
-    name = f"svc_test_{RUN}"
+@contextlib.asynccontextmanager
+async def database(name: str):
+    """A migrated database of this name, dropped afterwards; yields its URL."""
     admin = await asyncpg.connect(ADMIN_URL)
     await admin.execute(f'CREATE DATABASE "{name}"')
     url = ADMIN_URL.rsplit("/", 1)[0] + "/" + name
-    await db.migrate(url)
-    yield url
-    await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    await admin.close()
+    try:
+        await db.migrate(url)
+        yield url
+    finally:
+        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        await admin.close()
+
+
+@pytest.fixture(scope="session")
+async def database_url():
+    async with database(f"svc_test_{RUN}") as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -51,6 +60,10 @@ async def settings(database_url, tmp_path_factory):
         master_key=Fernet.generate_key().decode(),
         data_dir=str(tmp_path_factory.mktemp("data")),
         port=0,
+        # Every test's browser and client is 127.0.0.1: one page bucket for the whole run would throttle the suite.
+        # tests/integration/test_rate_limits.py holds the limits to account on an app of its own.
+        page_rate_limit_rps=10_000,
+        page_rate_limit_burst=10_000,
     )
     r = aioredis.Redis.from_url(REDIS_URL)
     async for key in r.scan_iter(match=f"{prefix}*", count=1000):
@@ -98,20 +111,29 @@ class Stack:
         return Signed(self.http, self.base_url, pair.public_key, pair.secret_key, pair.merchant_id)
 
 
-@pytest.fixture(scope="session")
-async def stack(settings, pool, redis, keys):
+@contextlib.asynccontextmanager
+async def running(settings, pool, redis, keys):
+    """The web app and one actor worker over this settings' database and Redis prefix."""
     server = TestServer(init_app(settings))
     await server.start_server()
     stop = asyncio.Event()
-    worker = Worker(pool, redis, keys, f"test-worker-{RUN}", settings.lease_ttl_ms, settings.batch_size,
-                    settings.actor_lanes)
+    worker = Worker(pool, redis, keys, f"test-worker-{secrets.token_hex(4)}", settings.lease_ttl_ms,
+                    settings.batch_size, settings.actor_lanes)
     task = asyncio.create_task(worker.run(stop))
     http = aiohttp.ClientSession()
-    yield Stack(server, settings, pool, http)
-    await http.close()
-    stop.set()
-    await task
-    await server.close()
+    try:
+        yield Stack(server, settings, pool, http)
+    finally:
+        await http.close()
+        stop.set()
+        await task
+        await server.close()
+
+
+@pytest.fixture(scope="session")
+async def stack(settings, pool, redis, keys):
+    async with running(settings, pool, redis, keys) as running_stack:
+        yield running_stack
 
 
 @pytest.fixture

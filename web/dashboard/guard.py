@@ -43,7 +43,7 @@ def signed_in(handler=None, *, json: bool = False):
     @functools.wraps(handler)
     async def guarded(request: web.Request) -> web.StreamResponse:
         c = ctx(request)
-        session = await sessions.load(c.pool, request.cookies.get(sessions.COOKIE), c.clock())
+        session = await sessions.load(c.pool, c.derived.dashboard_session, request.cookies.get(sessions.COOKIE), c.clock())
         if session is None:
             if json:
                 raise ApiError(401, "signed_out", "Sign in to the dashboard again.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import hmac
 import secrets
 from datetime import datetime, timedelta
 
@@ -26,11 +27,12 @@ class Session(msgspec.Struct, frozen=True, kw_only=True):
     flash: str | None = None
 
 
-def _hash(raw: str) -> str:
-    return hashlib.sha256(raw.encode()).hexdigest()
+def _hash(key: bytes, raw: str) -> str:
+    """Keyed: a copy of the table alone cannot be matched against cookies."""
+    return hmac.new(key, raw.encode(), hashlib.sha256).hexdigest()
 
 
-async def start(pool: asyncpg.Pool, user: StaffUser, now: datetime) -> str:
+async def start(pool: asyncpg.Pool, key: bytes, user: StaffUser, now: datetime) -> str:
     """A new session for the user; returns the cookie value, which is never stored."""
     raw = secrets.token_urlsafe(32)
     async with pool.acquire() as conn, conn.transaction():
@@ -38,20 +40,20 @@ async def start(pool: asyncpg.Pool, user: StaffUser, now: datetime) -> str:
         await conn.execute(
             "INSERT INTO dashboard_sessions (session_hash, user_id, csrf_token, created_at, expires_at)"
             " VALUES ($1, $2, $3, $4, $5)",
-            _hash(raw), user.user_id, secrets.token_urlsafe(32), now, now + LIFETIME,
+            _hash(key, raw), user.user_id, secrets.token_urlsafe(32), now, now + LIFETIME,
         )
         await conn.execute("UPDATE staff_users SET signed_in_at = $2 WHERE user_id = $1", user.user_id, now)
     return raw
 
 
-async def load(pool: asyncpg.Pool, raw: str | None, now: datetime) -> Session | None:
+async def load(pool: asyncpg.Pool, key: bytes, raw: str | None, now: datetime) -> Session | None:
     if not raw or len(raw) > 100:
         return None
     row = await pool.fetchrow(
         "SELECT s.session_hash, s.user_id, u.email, u.merchant_id, m.name AS merchant_name, s.csrf_token, s.flash"
         " FROM dashboard_sessions s JOIN staff_users u USING (user_id) JOIN merchants m USING (merchant_id)"
         " WHERE s.session_hash = $1 AND s.expires_at > $2",
-        _hash(raw), now,
+        _hash(key, raw), now,
     )
     return Session(**dict(row)) if row else None
 

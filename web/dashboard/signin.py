@@ -72,7 +72,7 @@ def _form(request: web.Request, nonce: str, code: int = 200, error: str | None =
 
 async def signin_page(request: web.Request) -> web.Response:
     c = ctx(request)
-    session = await sessions.load(c.pool, request.cookies.get(sessions.COOKIE), c.clock())
+    session = await sessions.load(c.pool, c.derived.dashboard_session, request.cookies.get(sessions.COOKIE), c.clock())
     if session is not None:
         wanted = _next(request, request.query.get("next"))
         raise web.HTTPSeeOther(wanted or await _landing(request, session.merchant_id))
@@ -103,7 +103,7 @@ async def signin(request: web.Request) -> web.Response:
         await _count_failure(c, email, ip)
         return _form(request, nonce, 401, "The email or the password is wrong.", email, next_path)
     await c.redis.delete(c.keys.signin_attempts_email(email))
-    raw = await sessions.start(c.pool, user, c.clock())
+    raw = await sessions.start(c.pool, c.derived.dashboard_session, user, c.clock())
     redirect = web.HTTPSeeOther(next_path or await _landing(request, user.merchant_id))
     sessions.set_cookie(redirect, sessions.COOKIE, raw, request.app[keys.PREFIX], request.app[keys.SECURE],
                         max_age=int(sessions.LIFETIME.total_seconds()))
