@@ -135,11 +135,11 @@ async def get(pool: asyncpg.Pool, merchant_id: str) -> Merchant | None:
 _decode_settings = msgspec.json.Decoder(Settings).decode
 
 
-async def settings(pool: asyncpg.Pool, merchant_id: str) -> Settings:
+async def settings(pool: asyncpg.Pool | asyncpg.Connection, merchant_id: str) -> Settings:
     raw = await pool.fetchval("SELECT settings FROM merchants WHERE merchant_id = $1", merchant_id)
     return _decode_settings(raw) if raw else Settings()
 
 
-async def save_settings(pool: asyncpg.Pool, merchant_id: str, new: Settings) -> None:
+async def save_settings(pool: asyncpg.Pool | asyncpg.Connection, merchant_id: str, new: Settings) -> None:
     await pool.execute("UPDATE merchants SET settings = $2 WHERE merchant_id = $1", merchant_id,
                        msgspec.json.encode(new).decode())

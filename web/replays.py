@@ -15,6 +15,7 @@ from web.context import REPEATED_SIGNATURE, ctx
 from web.errors import ApiError
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
+KEYED_METHODS = ("POST", "PATCH")  # the methods whose answers an Idempotency-Key records
 
 
 def replay_ttl(settings: Settings) -> int:
@@ -36,6 +37,6 @@ def idempotency_key(request: web.Request) -> str | None:
 async def spend(request: web.Request, signature: str) -> None:
     c = ctx(request)
     if not await c.bus.pipeliner.call("SET", c.keys.signature_seen(signature), 1, "NX", "EX", replay_ttl(c.settings)):
-        if idempotency_key(request) is None:
+        if request.method not in KEYED_METHODS or idempotency_key(request) is None:
             raise replayed()
         request[REPEATED_SIGNATURE] = True

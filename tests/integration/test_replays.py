@@ -100,3 +100,23 @@ async def test_a_write_without_a_key_is_refused_when_repeated(stack, merchant):
     assert (await _raw(stack, "POST", QUICK, headers, body))[0] == 201
     status, answer = await _raw(stack, "POST", QUICK, headers, body)
     assert (status, answer["error"]["code"]) == (401, "signature_replayed")
+
+
+async def test_a_keyed_settings_change_repeated_with_its_signature_gets_the_first_answer(stack, merchant):
+    path = f"/b2b/v1/merchants/{merchant.merchant_id}/settings"
+    body = b'{"auto_approve_customer_refunds": true}'
+    headers = _headers(merchant, method="PATCH", path=path, body=body) | {"Idempotency-Key": "settings-1",
+                                                                          "Content-Type": "application/json"}
+    first = await _raw(stack, "PATCH", path, headers, body)
+    assert first[0] == 200 and first[1]["auto_approve_customer_refunds"] is True
+    assert await _raw(stack, "PATCH", path, headers, body) == first
+
+
+async def test_a_repeated_delete_is_refused_even_with_a_key(stack, merchant):
+    base = f"/b2b/v1/merchants/{merchant.merchant_id}/webhook-endpoints"
+    endpoint = (await merchant.post(base, {"url": "https://example.com/gone"}))[1]
+    path = f"{base}/{endpoint['id']}"
+    headers = _headers(merchant, method="DELETE", path=path) | {"Idempotency-Key": "delete-1"}
+    assert (await _raw(stack, "DELETE", path, headers))[0] == 200
+    status, answer = await _raw(stack, "DELETE", path, headers)
+    assert (status, answer["error"]["code"]) == (401, "signature_replayed")

@@ -6,7 +6,7 @@ from aiohttp import web
 from msgspec.structs import replace
 
 from service import merchants
-from web import bodies, destinations
+from web import bodies, destinations, idempotency
 from web.commands import body
 from web.context import ctx
 from web.render import respond
@@ -27,12 +27,18 @@ async def get_settings(request: web.Request) -> web.Response:
 
 async def update_settings(request: web.Request) -> web.Response:
     merchant_id = own_merchant_id(request)
-    return respond(await apply_change(request, merchant_id, await body(request, bodies.SettingsIn)))
+    change = await body(request, bodies.SettingsIn)
+
+    async def work(conn) -> web.Response:
+        return respond(await apply_change(conn, merchant_id, change))
+
+    return await idempotency.once(request, work)
 
 
-async def apply_change(request: web.Request, merchant_id: str, change: bodies.SettingsIn) -> dict:
-    """Validate and save a settings change; the dashboard's settings form calls this too."""
-    current = await merchants.settings(ctx(request).pool, merchant_id)
+async def apply_change(db, merchant_id: str, change: bodies.SettingsIn) -> dict:
+    """Validate and save a settings change (db: a pool or a connection); the dashboard's settings form calls this
+    too."""
+    current = await merchants.settings(db, merchant_id)
     addresses = dict(current.receive_addresses)
     for slug, address in (change.receive_addresses or {}).items():
         param = f"receive_addresses.{slug}"
@@ -44,7 +50,7 @@ async def apply_change(request: web.Request, merchant_id: str, change: bodies.Se
     new = replace(current, receive_addresses=addresses)
     if change.auto_approve_customer_refunds is not None:
         new = replace(new, auto_approve_customer_refunds=change.auto_approve_customer_refunds)
-    await merchants.save_settings(ctx(request).pool, merchant_id, new)
+    await merchants.save_settings(db, merchant_id, new)
     return _json(merchant_id, new)
 
 
