@@ -97,7 +97,7 @@ async def _form(request: web.Request, kind: type):
     """A JSON body (the page's script) or an ordinary form post (no script)."""
     if request.content_type == "application/json":
         return decoding.decode(await request.read(), kind)
-    return decoding.convert({k: v for k, v in (await request.post()).items() if v != ""}, kind)
+    return decoding.convert({k: v for k, v in (await decoding.posted_form(request)).items() if v != ""}, kind)
 
 
 def _check_origin(request: web.Request, token: str, sent: str) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+import hmac
 import json
 import os
 import sys
@@ -11,6 +12,7 @@ import sys
 import pytest
 
 from service import users
+from web.context import CONTEXT
 from web.dashboard.html import HEADERS
 
 CLI = [sys.executable, "-m", "service", "users", "create"]
@@ -68,7 +70,9 @@ async def test_a_session_row_keeps_the_cookies_hash_not_the_cookie(stack, staff,
     stored = await stack.pool.fetchval(
         "SELECT s.session_hash FROM dashboard_sessions s JOIN staff_users u USING (user_id) WHERE u.email = $1",
         staff.email)
-    assert stored == hashlib.sha256(cookie.value.encode()).hexdigest()
+    key = stack.server.app[CONTEXT].derived.dashboard_session
+    assert stored == hmac.new(key, cookie.value.encode(), hashlib.sha256).hexdigest()
+    assert cookie.value not in stored and stored != hashlib.sha256(cookie.value.encode()).hexdigest()
 
 
 def test_dashboard_pages_forbid_framing_and_inline_scripts():

@@ -7,6 +7,10 @@ import json
 import pytest
 from yarl import URL
 
+from actors import messages as m
+from service.clock import utcnow
+from service.ids import random_id
+from streams.producer import CommandBus
 from tests.integration.helpers import QUICK, pay, quick
 
 DEEP = 10_000
@@ -151,3 +155,18 @@ async def _mint(merchant):
     assert status in (200, 201), paid
     return await merchant.post(f"/b2b/v1/merchants/{merchant.merchant_id}/refund-requests",
                                {"ref_type": "order_id", "ref_value": created["order_id"], "amount": "5.00"})
+
+
+async def test_a_command_the_database_refuses_for_its_content_is_422_not_retry(stack, merchant, redis, keys):
+    """A command put on a stream by another writer (not the web layer, which refuses NUL): the database refuses
+    its text, and the answer says that sending it again cannot help."""
+    command = m.CreateOrder(order_id=random_id("ord"), merchant_id=merchant.merchant_id, livemode=False, at=utcnow(),
+                            amount=1_000_000, external_ref="a\x00b")
+    bus = CommandBus(redis, keys, f"test-{random_id('bus')}", 5)
+    await bus.start()
+    try:
+        reply = await bus.ask(m.Envelope(command_id=random_id("cmd"), command=command))
+    finally:
+        await bus.stop()
+    assert not reply.ok and (reply.error.status, reply.error.code) == (422, "command_refused")
+    assert await stack.pool.fetchval("SELECT count(*) FROM orders WHERE order_id = $1", command.order_id) == 0

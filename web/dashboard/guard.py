@@ -6,14 +6,14 @@ import functools
 import hmac
 from urllib.parse import urlencode
 
-import msgspec
 from aiohttp import web
 
 from service.merchants import ApiKey
+from web import decoding
 from web.context import CALLER, ctx
 from web.dashboard import keys, sessions, site
 from web.dashboard.html import error_page, problem
-from web.errors import ApiError, from_validation
+from web.errors import ApiError
 
 CSRF_HEADER = "X-CSRF-Token"
 _FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -26,7 +26,7 @@ async def check_csrf(request: web.Request, expected: str) -> None:
         raise ApiError(403, "cross_origin_refused", "This form only accepts submissions from the dashboard itself.")
     sent = request.headers.get(CSRF_HEADER)
     if sent is None and request.content_type in _FORMS:
-        sent = (await request.post()).get("csrf")
+        sent = (await decoding.posted_form(request)).get("csrf")
     if not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), expected.encode()):
         raise ApiError(403, "csrf_token_invalid",
                        "This form is stale or was not sent by the dashboard: reload the page and try again.")
@@ -71,15 +71,8 @@ def signed_in(handler=None, *, json: bool = False):
 
 async def form(request: web.Request) -> dict[str, str]:
     """The posted form's text fields; empty ones are left out (an empty field means "not given")."""
-    return {k: v.strip() for k, v in (await request.post()).items() if isinstance(v, str) and v.strip() and k != "csrf"}
-
-
-def convert(raw: dict, kind: type):
-    """A form as one of the API's body structs, so the same length and shape limits hold."""
-    try:
-        return msgspec.convert(raw, kind)
-    except msgspec.ValidationError as exc:
-        raise from_validation(exc) from None
+    posted = await decoding.posted_form(request)
+    return {k: v.strip() for k, v in posted.items() if isinstance(v, str) and v.strip() and k != "csrf"}
 
 
 async def done(request: web.Request, location: str, message: str) -> web.HTTPSeeOther:

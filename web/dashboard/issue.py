@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web import bodies, lookups
+from web import bodies, decoding, lookups
 from web.context import caller
 from web.dashboard import keys, site
-from web.dashboard.guard import convert, done, form, signed_in
+from web.dashboard.guard import done, form, signed_in
 from web.dashboard.orders import order_page
 from web.errors import ApiError
 from web.views import refund_requests, refunds
@@ -25,13 +25,13 @@ async def dialog(request: web.Request) -> web.Response:
 
 def _link_body(order_id: str, posted: dict) -> bodies.RefundRequestIn:
     metadata = {"reason": posted["reason"]} if posted.get("reason") else None
-    return convert({"ref_type": "order_id", "ref_value": order_id, "amount": posted.get("amount", ""),
+    return decoding.convert({"ref_type": "order_id", "ref_value": order_id, "amount": posted.get("amount", ""),
                     "metadata": metadata}, bodies.RefundRequestIn)
 
 
 def _refund_body(order_id: str, posted: dict) -> bodies.RefundIn:
     network, _, token_address = posted.get("destination", "").partition("|")
-    return convert({"order_id": order_id, "amount": posted.get("amount", ""), "reason": posted.get("reason", ""),
+    return decoding.convert({"order_id": order_id, "amount": posted.get("amount", ""), "reason": posted.get("reason", ""),
                     "refund_to_address": posted.get("refund_to_address", ""), "refund_network": network,
                     "refund_token_address": token_address}, bodies.RefundIn)
 

@@ -7,10 +7,10 @@ from aiohttp import web
 
 from actors import messages as m
 from service import money
-from web import bodies, lookups
+from web import bodies, decoding, lookups
 from web.context import ctx
 from web.dashboard import display, keys
-from web.dashboard.guard import convert, done, form, signed_in
+from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import problem, render
 from web.errors import ApiError
 from web.pages import qr
@@ -62,7 +62,7 @@ async def refund_screen(request: web.Request) -> web.Response:
 async def submit_tx(request: web.Request) -> web.Response:
     posted = await form(request)
     try:
-        await refund_transactions.submit_transaction(request, request.match_info["refund_id"], convert(
+        await refund_transactions.submit_transaction(request, request.match_info["refund_id"], decoding.convert(
             {k: posted.get(k, "") for k in ("tx_hash", "network", "token_address")}, bodies.SubmitTxIn))
     except ApiError as exc:
         if exc.status >= 500:
@@ -99,7 +99,7 @@ async def approve(request: web.Request) -> web.Response:
 @signed_in
 async def reject(request: web.Request) -> web.Response:
     posted = await form(request)
-    reason = convert({"reason": posted.get("reason")}, bodies.RejectIn).reason
+    reason = decoding.convert({"reason": posted.get("reason")}, bodies.RejectIn).reason
 
     async def make(_request, common):
         return m.RejectRefund(**common, reason=reason)

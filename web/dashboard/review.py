@@ -8,10 +8,10 @@ import msgspec
 from aiohttp import web
 
 from actors.state import Order, TokenStatus
-from web import bodies
+from web import bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, keys, site
-from web.dashboard.guard import convert, done, form, signed_in
+from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import render
 from web.render import refund_json, token_json
 from web.views import refund_requests
@@ -75,7 +75,7 @@ def _back(request: web.Request) -> str:
 
 @signed_in
 async def cancel_token(request: web.Request) -> web.Response:
-    note = convert({"reason": (await form(request)).get("reason")}, bodies.TokenCancelIn).reason
+    note = decoding.convert({"reason": (await form(request)).get("reason")}, bodies.TokenCancelIn).reason
     token = await refund_requests.cancel(request, note)
     raise await done(request, _back(request) + "?tokens=CANCELED", f"Refund link {token['token']} canceled.")
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from aiohttp import web
 
 from service import merchants
-from web import bodies
+from web import bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, webhooks
-from web.dashboard.guard import convert, done, signed_in
+from web.dashboard.guard import done, signed_in
 from web.dashboard.html import problem, render
 from web.errors import ApiError
 from web.views import settings as settings_views
@@ -45,8 +45,8 @@ async def settings_page(request: web.Request) -> web.Response:
 
 @signed_in
 async def save_refunds(request: web.Request) -> web.Response:
-    posted = await request.post()
-    change = convert({"auto_approve_customer_refunds": posted.get("auto_approve") == "on"}, bodies.SettingsIn)
+    posted = await decoding.posted_form(request)
+    change = decoding.convert({"auto_approve_customer_refunds": posted.get("auto_approve") == "on"}, bodies.SettingsIn)
     await settings_views.apply_change(ctx(request).pool, caller(request).merchant_id, change)
     raise await done(request, request.path.removesuffix("/refunds"), "Customer refund setting saved.")
 
@@ -54,11 +54,11 @@ async def save_refunds(request: web.Request) -> web.Response:
 @signed_in
 async def save_addresses(request: web.Request) -> web.Response:
     """Every network of the mode at once: a field left empty removes that network's address."""
-    posted = await request.post()
+    posted = await decoding.posted_form(request)
     sent = {name.removeprefix(ADDRESS_FIELD): str(value).strip() for name, value in posted.items()
             if name.startswith(ADDRESS_FIELD)}
     shown = {net.slug for net in display.receive_networks(caller(request).livemode)}
-    change = convert({"receive_addresses": {slug: value or None for slug, value in sent.items() if slug in shown}},
+    change = decoding.convert({"receive_addresses": {slug: value or None for slug, value in sent.items() if slug in shown}},
                      bodies.SettingsIn)
     try:
         await settings_views.apply_change(ctx(request).pool, caller(request).merchant_id, change)

@@ -9,6 +9,7 @@ import secrets
 from aiohttp import web
 
 from service import users
+from web import decoding
 from web.context import Context, ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import check_csrf, signed_in
@@ -87,7 +88,7 @@ async def signin(request: web.Request) -> web.Response:
         await check_csrf(request, _signin_token(request, nonce) if nonce else secrets.token_hex(32))
     except ApiError as exc:
         return _form(request, nonce or secrets.token_urlsafe(24), 403, exc.message)
-    posted = await request.post()
+    posted = await decoding.posted_form(request)
     email = users.normal_email(str(posted.get("email", "")))[:320]
     password = str(posted.get("password", ""))
     next_path = _next(request, str(posted.get("next", "")))
