@@ -10,7 +10,7 @@ from datetime import datetime
 from msgspec.structs import replace
 
 from actors import messages as m
-from actors import refunds, tokens
+from actors import invariants, refunds, tokens
 from actors.errors import Refused, conflict, not_found
 from actors.state import Order, OrderStatus, Payment, Session, SessionStatus
 
@@ -24,6 +24,7 @@ SESSION_OPENABLE = {OrderStatus.PENDING, OrderStatus.PARTIAL_PAID}
 
 
 def decide(order: Order | None, cmd: m.Command) -> list[m.Event]:
+    invariants.check(cmd)
     if isinstance(cmd, m.CreateOrder):
         return _create(order, cmd)
     if order is None or order.merchant_id != cmd.merchant_id or order.livemode != cmd.livemode:

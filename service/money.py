@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+from service import bounds
+
 SCALE = 10**6
 _AMOUNT = re.compile(r"^(0|[1-9][0-9]{0,11})(\.([0-9]{1,6}))?$")
 
@@ -25,6 +27,8 @@ def parse(text: object) -> int:
     micros = int(whole) * SCALE + int(fraction.ljust(6, "0"))
     if micros <= 0:
         raise AmountError("must be greater than zero")
+    if micros > bounds.MAX_AMOUNT:
+        raise AmountError(f"must be at most {format(bounds.MAX_AMOUNT)}")
     return micros
 
 

@@ -7,13 +7,17 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
+from service import bounds
+
 # An object's id, as the service makes them (a prefix, `_`, letters and digits): never `/`, `..` or a control character.
 Id = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]
 Url = Annotated[str, Meta(max_length=2048, pattern=r"^https?://[^\s]+$")]
 # A checkout session lives 1 s to 7 days: short ones let an integration watch expiry happen in its tests.
-Ttl = Annotated[int, Meta(ge=1, le=7 * 86400)]
-Text = Annotated[str, Meta(max_length=1000)]
-Metadata = Annotated[dict[Annotated[str, Meta(max_length=40)], Annotated[str, Meta(max_length=500)]], Meta(max_length=50)]
+Ttl = Annotated[int, Meta(ge=bounds.SESSION_TTL_MIN_S, le=bounds.SESSION_TTL_MAX_S)]
+Text = Annotated[str, Meta(max_length=bounds.MAX_TEXT)]
+Name = Annotated[str, Meta(max_length=bounds.MAX_NAME)]
+Metadata = Annotated[dict[Annotated[str, Meta(min_length=1, max_length=bounds.METADATA_KEY)],
+                          Annotated[str, Meta(max_length=bounds.METADATA_VALUE)]], Meta(max_length=bounds.METADATA_KEYS)]
 
 
 class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -23,22 +27,22 @@ class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 class LineItemIn(_Body):
     """One item; its unit price is `unit_amount`, or by the names other checkouts use, `unit_price` or `price`."""
 
-    name: Annotated[str, Meta(min_length=1, max_length=255)]
+    name: Annotated[str, Meta(min_length=1, max_length=bounds.MAX_NAME)]
     unit_amount: str | None = None
     unit_price: str | None = None
     price: str | None = None
-    quantity: Annotated[int, Meta(ge=1, le=1_000_000)] = 1
+    quantity: Annotated[int, Meta(ge=1, le=bounds.MAX_QUANTITY)] = 1
 
 
 # A hard ceiling; MAX_LINE_ITEMS (default 100) is the limit an order actually gets (web/views/orders.py).
-LineItems = Annotated[list[LineItemIn], Meta(min_length=1, max_length=10_000)]
+LineItems = Annotated[list[LineItemIn], Meta(min_length=1, max_length=bounds.MAX_LINE_ITEMS)]
 
 
 class OrderIn(_Body):
     amount: str | None = None
     line_items: LineItems | None = None
     items: LineItems | None = None  # another name of line_items
-    external_ref: Annotated[str, Meta(max_length=255)] | None = None
+    external_ref: Name | None = None
     metadata: Metadata | None = None
 
 
@@ -100,7 +104,7 @@ class RefundRequestIn(_Body):
     """ref_type + ref_value + amount; or the legacy body with `order_id` alone."""
 
     ref_type: Annotated[str, Meta(pattern="^(order_id|order_number|session_id|session_key)$")] | None = None
-    ref_value: Annotated[str, Meta(min_length=1, max_length=255)] | None = None
+    ref_value: Annotated[str, Meta(min_length=1, max_length=bounds.MAX_NAME)] | None = None
     amount: str | None = None
     order_id: Id | None = None
     ttl_seconds: int | None = None

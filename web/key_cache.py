@@ -28,7 +28,7 @@ class KeyCache:
     def put(self, public_key: str, api_key: ApiKey | None) -> None:
         self._entries[public_key] = (time.monotonic() + (HIT_S if api_key else MISS_S), api_key)
         self._entries.move_to_end(public_key)
-        if len(self._entries) > self.max_entries:
+        while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
 
     def __len__(self) -> int:

@@ -15,8 +15,9 @@ OWED = 10_000_000  # 10.00 USD
 BASE = dict(order_id="ord_1", merchant_id="mer_1", livemode=False)
 
 
-def session(n: int, ttl: int = 1800) -> m.NewSession:
-    return m.NewSession(session_id=f"cs_{n}", session_key=f"cs_test_key{n}", expires_at=T0 + timedelta(seconds=ttl))
+def session(n: int, ttl: int = 1800, opened: datetime = T0) -> m.NewSession:
+    return m.NewSession(session_id=f"cs_{n}", session_key=f"cs_test_key{n}",
+                        expires_at=opened + timedelta(seconds=ttl))
 
 
 def create(at=T0) -> m.CreateOrder:
@@ -59,7 +60,7 @@ STATED_MOVES = [
      OrderStatus.CANCELED, ["checkout_session.expired", "order.canceled"], "payment_timeout"),
     ("unpaid-cancel-call-canceled", PENDING, m.CancelOrder(**BASE, at=later(1)),
      OrderStatus.CANCELED, ["checkout_session.expired", "order.canceled"], "merchant_canceled"),
-    ("timeout-canceled-reopen-pending", TIMED_OUT, m.ReopenOrder(**BASE, at=later(2000), session=session(2)),
+    ("timeout-canceled-reopen-pending", TIMED_OUT, m.ReopenOrder(**BASE, at=later(2000), session=session(2, opened=later(2000))),
      OrderStatus.PENDING, ["order.reopened", "checkout_session.created"], None),
 ]
 

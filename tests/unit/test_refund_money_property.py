@@ -31,7 +31,7 @@ def command(n: int, action: tuple) -> m.Command:
         return m.CreateRefund(**BASE, at=at, refund_id=f"re_{rid}", link_token=f"rl_{rid}", amount=amount,
                               reason="", destination=DEST, flow=flow)
     if kind == "pay":
-        return m.ConfirmPayment(**BASE, at=at, payment_id=f"p{n}", network="ethereum", tx_hash=f"0x{n}",
+        return m.ConfirmPayment(**BASE, at=at, payment_id=f"pay_{n}", network="ethereum", tx_hash=f"0x{n}",
                                 token_address="0xtoken", amount=args[0])
     rid = f"re_{args[0]}"
     if kind == "execute":

@@ -9,6 +9,7 @@ from aiohttp import web
 
 from actors import messages as m
 from actors.order import Order, OrderStatus
+from service import bounds, money
 from web import bodies, lookups
 from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx
@@ -43,7 +44,11 @@ def _owed(order_in: bodies.OrderIn, max_items: int) -> tuple[int, tuple[m.LineIt
         raise ApiError(422, "too_many_line_items", f"An order holds at most {max_items} line items.", field)
     if listed is not None:
         items = tuple(m.LineItem(i.name, i.quantity, _unit_amount(i, f"{field}[{n}]")) for n, i in enumerate(listed))
-        return sum(i.unit_amount * i.quantity for i in items), items
+        total = sum(i.unit_amount * i.quantity for i in items)
+        if total > bounds.MAX_AMOUNT:
+            raise ApiError(422, "amount_too_large",
+                           f"The line items add up to more than {money.format(bounds.MAX_AMOUNT)} USD.", field)
+        return total, items
     if order_in.amount is None:
         raise ApiError(422, "missing_field", "Send `amount` or `line_items`.", "amount")
     return amount(order_in.amount, "amount"), ()
