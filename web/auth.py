@@ -71,8 +71,8 @@ async def signature_middleware(request: web.Request, handler):
     request[CALLER] = api_key
     await rate_limits.check_api_key(request)
     if request.method in SAFE_METHODS:
-        pass
-    elif request.match_info.handler in request.app[ONE_COMMAND]:
+        return await handler(request)
+    if request.match_info.handler in request.app[ONE_COMMAND]:
         request[UNSPENT_SIGNATURE] = signature  # submit() spends it with the command (web/route.py)
     else:
         await spend(request, signature)
