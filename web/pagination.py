@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import base64
 from datetime import datetime
+from typing import TypeVar
 
 from aiohttp import web
 
 from web.errors import ApiError
+
+L = TypeVar("L")
 
 
 def cursor(created_at: datetime, object_id: str) -> str:
@@ -37,12 +40,9 @@ class Page:
         self.filters = {name: query.get(name) for name in filters}
         self.before = _parse(query["cursor"]) if "cursor" in query else None
 
-    def answer(self, data: list, rows: list, position) -> dict:
-        """The list answer for rows fetched with limit + 1; position(row) is its (created_at, id)."""
+    def answer(self, shape: type[L], data: list, rows: list, position) -> L:
+        """The list answer (a contract.page_of shape) for rows fetched with limit + 1; position(row) is its
+        (created_at, id)."""
         more = len(rows) > self.limit
-        return {
-            "object": "list",
-            "data": data[: self.limit],
-            "has_more": more,
-            "next_cursor": cursor(*position(rows[self.limit - 1])) if more else None,
-        }
+        return shape(data=data[: self.limit], has_more=more,
+                     next_cursor=cursor(*position(rows[self.limit - 1])) if more else None)

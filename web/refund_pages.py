@@ -178,7 +178,7 @@ async def _refund_by_link(request: web.Request):
 
 def _public_refund(request: web.Request, order: Order, refund) -> dict:
     """What the buyer may see: the refund's own facts, nothing of the merchant's records."""
-    full = refund_json(ctx(request).settings, order, refund)
+    full = msgspec.to_builtins(refund_json(ctx(request).settings, order, refund))
     keys = ("refund_id", "status", "amount", "refund_to_address", "refund_network", "refund_token_address",
             "execution", "created_at", "updated_at")
     return {"linkToken": refund.link_token, **{k: full[k] for k in keys}, "order_number": str(order.order_number)}

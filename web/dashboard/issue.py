@@ -44,13 +44,13 @@ async def issue(request: web.Request) -> web.Response:
         if posted.get("action") == "link":
             minted = await refund_requests.issue_token(request, merchant_id, _link_body(order_id, posted),
                                                        "dashboard", site.TOKEN_TTL_S)
-            raise web.HTTPSeeOther(f"{_base(request)}/refund-requests/{minted['token']}")
+            raise web.HTTPSeeOther(f"{_base(request)}/refund-requests/{minted.token}")
         refund = await refunds.create(request, merchant_id, _refund_body(order_id, posted), "merchant")
     except ApiError as exc:
         if exc.status >= 500:
             raise
         return await order_page(request, order_id, code=exc.status, values=posted, error=exc)
-    raise await done(request, f"{_base(request)}/refunds/{refund['refund_id']}",
+    raise await done(request, f"{_base(request)}/refunds/{refund.refund_id}",
                      "Refund created and approved: send the transfer, then paste its transaction hash here.")
 
 

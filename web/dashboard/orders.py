@@ -16,6 +16,7 @@ from web.errors import ApiError
 from web.pages import qr
 from web.pagination import Page
 from web.render import order_json, refund_json, token_json
+from web.views.orders import ORDER_LIST
 
 _decode_order = msgspec.json.Decoder(Order).decode
 
@@ -45,9 +46,9 @@ async def orders_list(request: web.Request) -> web.Response:
         api_key.merchant_id, api_key.livemode, status, text, number, after_at, after_id, page.limit + 1,
     )
     settings = ctx(request).settings
-    listed = page.answer([order_json(settings, _decode_order(r["state"])) for r in rows], rows,
+    listed = page.answer(ORDER_LIST, [order_json(settings, _decode_order(r["state"])) for r in rows], rows,
                          lambda r: (r["created_at"], r["order_id"]))
-    return render(request, "orders.html", orders=listed["data"], next_cursor=listed["next_cursor"],
+    return render(request, "orders.html", orders=listed.data, next_cursor=listed.next_cursor,
                   status=status or "", q=page.filters["q"] or "", statuses=list(OrderStatus.__members__),
                   paged="cursor" in request.query)
 
@@ -65,12 +66,12 @@ async def order_page(request: web.Request, order_id: str, *, code: int = 200, va
     names); with `token` it opens on that minted link, its copy button and its QR code."""
     order = await lookups.order(request, order_id)
     settings, now = ctx(request).settings, ctx(request).clock()
-    tokens = [token_json(settings, order, t, now) for t in order.tokens]
+    tokens = msgspec.to_builtins([token_json(settings, order, t, now) for t in order.tokens])
     minted = next((t for t in tokens if t["token"] == token), None)
     first = order.payments[0] if order.payments else None
     return render(
-        request, "order.html", code=code, order=order_json(settings, order),
-        refunds=[refund_json(settings, order, r) for r in order.refunds], tokens=tokens,
+        request, "order.html", code=code, order=msgspec.to_builtins(order_json(settings, order)),
+        refunds=msgspec.to_builtins([refund_json(settings, order, r) for r in order.refunds]), tokens=tokens,
         timeline=await _timeline(request, order.order_id), display=display,
         refundable=order.refundable, refundable_text=money.format(order.refundable),
         destinations=display.destination_options(order.livemode),

@@ -3,6 +3,7 @@ and the verification progress its script polls; approve and reject for a refund 
 
 from __future__ import annotations
 
+import msgspec
 from aiohttp import web
 
 from actors import messages as m
@@ -25,8 +26,8 @@ _SHOWN = ("tx_hash", "status", "reason", "confirmations", "required")
 async def _refund(request: web.Request) -> tuple[dict, list[dict]]:
     refund_id = request.match_info["refund_id"]
     order = await lookups.order(request, await lookups.order_id_of(request, "refund", refund_id))
-    txs = await refund_transactions.transactions(ctx(request).pool, refund_id)
-    refund = refund_json(ctx(request).settings, order, order.refund(refund_id))
+    txs = msgspec.to_builtins(await refund_transactions.transactions(ctx(request).pool, refund_id))
+    refund = msgspec.to_builtins(refund_json(ctx(request).settings, order, order.refund(refund_id)))
     return {**refund, "order_number": order.order_number}, txs
 
 
@@ -93,7 +94,7 @@ def _back(request: web.Request, posted: dict) -> str:
 async def approve(request: web.Request) -> web.Response:
     posted = await form(request)
     refund = await refunds.review(request, _approve)
-    raise await done(request, _back(request, posted), f"Refund {refund['refund_id']} approved.")
+    raise await done(request, _back(request, posted), f"Refund {refund.refund_id} approved.")
 
 
 @signed_in
@@ -105,4 +106,4 @@ async def reject(request: web.Request) -> web.Response:
         return m.RejectRefund(**common, reason=reason)
 
     refund = await refunds.review(request, make)
-    raise await done(request, _back(request, posted), f"Refund {refund['refund_id']} rejected.")
+    raise await done(request, _back(request, posted), f"Refund {refund.refund_id} rejected.")

@@ -30,7 +30,7 @@ async def _pending_refunds(request: web.Request) -> list[dict]:
     for row in rows:
         order = _decode_order(row["state"])
         refund = refund_json(settings, order, order.refund(row["refund_id"]))
-        found.append({**refund, "order_number": order.order_number})
+        found.append({**msgspec.to_builtins(refund), "order_number": order.order_number})
     return found
 
 
@@ -55,7 +55,7 @@ async def _tokens(request: web.Request, status: str) -> list[dict]:
     for row in rows:
         order = _decode_order(row["state"])
         token = token_json(c.settings, order, order.token(row["token"]), now)
-        found.append({**token, "order_number": order.order_number})
+        found.append({**msgspec.to_builtins(token), "order_number": order.order_number})
     return found
 
 
@@ -77,7 +77,7 @@ def _back(request: web.Request) -> str:
 async def cancel_token(request: web.Request) -> web.Response:
     note = decoding.convert({"reason": (await form(request)).get("reason")}, bodies.TokenCancelIn).reason
     token = await refund_requests.cancel(request, note)
-    raise await done(request, _back(request) + "?tokens=CANCELED", f"Refund link {token['token']} canceled.")
+    raise await done(request, _back(request) + "?tokens=CANCELED", f"Refund link {token.token} canceled.")
 
 
 @signed_in
@@ -85,4 +85,4 @@ async def approve_renewal(request: web.Request) -> web.Response:
     """The new link replaces the old one; the buyer's page never shows it, so the merchant is shown it to send."""
     renewed = await refund_requests.renew(request, None, site.TOKEN_TTL_S)
     raise await done(request, f"{request.app[keys.PREFIX]}/{request.match_info['mode']}/refund-requests/"
-                              f"{renewed['token']}", "Renewal approved: send the customer this new link.")
+                              f"{renewed.token}", "Renewal approved: send the customer this new link.")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from web import contract
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.pagination import Page
@@ -12,13 +13,16 @@ from web.route import Route
 from webhooks import events as event_log
 
 
+EVENT_LIST = contract.page_of(contract.Event)
+
+
 async def list_events(request: web.Request) -> web.Response:
     api_key = caller(request)
     page = Page(request, ("type", "order_id"))
     async with ctx(request).pool.acquire() as conn:
         listed = await event_log.page(conn, api_key.merchant_id, api_key.livemode, **page.filters,
                                       before=page.before, limit=page.limit + 1)
-    return respond(page.answer([item.envelope for item in listed[: page.limit]], listed,
+    return respond(page.answer(EVENT_LIST, [item.envelope for item in listed[: page.limit]], listed,
                                lambda item: (item.created_at, item.tiebreak)))
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from service import merchants
+from web import contract
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.render import respond
@@ -22,9 +23,5 @@ async def get_merchant(request: web.Request) -> web.Response:
     merchant = await merchants.get(ctx(request).pool, own_merchant_id(request))
     if merchant is None:
         raise ApiError(404, "merchant_not_found", "No such merchant.", "merchant_id")
-    return respond({
-        "object": "merchant",
-        "merchant_id": merchant.merchant_id,
-        "name": merchant.name,
-        "livemode": caller(request).livemode,
-    })
+    return respond(contract.Merchant(merchant_id=merchant.merchant_id, name=merchant.name,
+                                     livemode=caller(request).livemode))

@@ -10,7 +10,7 @@ from aiohttp import web
 from actors import messages as m
 from actors.order import Order, OrderStatus
 from service import bounds, money
-from web import bodies, lookups
+from web import bodies, contract, lookups
 from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -18,6 +18,7 @@ from web.pagination import Page
 from web.render import order_json, respond, session_created_json
 
 _decode_order = msgspec.json.Decoder(Order).decode
+ORDER_LIST = contract.page_of(contract.Order)
 
 
 PRICE_FIELDS = ("unit_amount", "unit_price", "price")
@@ -146,5 +147,5 @@ async def list_orders(request: web.Request) -> web.Response:
         api_key.merchant_id, api_key.livemode, status, after_at, after_id, page.limit + 1,
     )
     settings = ctx(request).settings
-    return respond(page.answer([order_json(settings, _decode_order(r["state"])) for r in rows], rows,
+    return respond(page.answer(ORDER_LIST, [order_json(settings, _decode_order(r["state"])) for r in rows], rows,
                                lambda r: (r["created_at"], r["order_id"])))

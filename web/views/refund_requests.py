@@ -11,6 +11,7 @@ from web import bodies, lookups
 from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx
 from web.errors import ApiError
+from web import contract
 from web.render import respond, token_json
 from web.route import Route
 from web.views.merchants import own_merchant_id
@@ -110,8 +111,8 @@ async def renew(request: web.Request, ttl_seconds: int | None, default_ttl: int)
         new_token=ids.make("rfqt", "renewed_token", 24), expires_at=expiry(now, ttl_seconds, default_ttl),
     )
     order = await submit(request, ids, command)
-    answer = token_json(ctx(request).settings, order, order.token(command.new_token), now)
-    return {**answer, "old_token": token}
+    return token_json(ctx(request).settings, order, order.token(command.new_token), now,
+                      contract.RefundRequestRenewed, old_token=token)
 
 
 ROUTES = [

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from aiohttp import web
 
 from actors import messages as m
 from actors.state import RefundStatus
-from web import bodies, destinations, lookups
+from service.clock import iso
+from web import bodies, contract, destinations, lookups
 from web.commands import Ids, body, submit
 from web.context import ctx
 from web.errors import ApiError
@@ -20,7 +23,7 @@ async def transactions(pool, refund_id: str) -> list[dict]:
     rows = await pool.fetch(f"SELECT {_COLUMNS} FROM refund_transactions WHERE refund_id = $1 ORDER BY submitted_at",
                             refund_id)
     return [
-        {k: (v.isoformat().replace("+00:00", "Z") if hasattr(v, "isoformat") else v) for k, v in dict(r).items()}
+        contract.RefundTransaction(**{k: (iso(v) if isinstance(v, datetime) else v) for k, v in dict(r).items()})
         for r in rows
     ]
 
@@ -76,8 +79,9 @@ async def submit_transaction(request: web.Request, refund_id: str, posted: bodie
             await pool.execute("DELETE FROM refund_transactions WHERE network = $1 AND tx_hash = $2 AND refund_id = $3",
                                net.slug, tx_hash, refund_id)
         raise
-    tx = next(t for t in await transactions(pool, refund_id) if (t["network"], t["tx_hash"]) == (net.slug, tx_hash))
-    return {**refund_json(ctx(request).settings, order, order.refund(refund_id)), "verification": tx}
+    tx = next(t for t in await transactions(pool, refund_id) if (t.network, t.tx_hash) == (net.slug, tx_hash))
+    return refund_json(ctx(request).settings, order, order.refund(refund_id), contract.RefundSubmitted,
+                       verification=tx)
 
 
 ROUTES = [

@@ -6,7 +6,7 @@ from aiohttp import web
 
 from actors import messages as m
 from service import merchants
-from web import bodies, destinations, lookups
+from web import bodies, contract, destinations, lookups
 from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -14,6 +14,8 @@ from web.render import refund_json, respond
 from web.route import Route
 from web.views import refund_transactions
 from web.views.merchants import own_merchant_id
+
+REFUND_LIST = contract.page_of(contract.Refund)
 
 
 async def _create(request: web.Request, kind: type[bodies.RefundIn], flow: str) -> web.Response:
@@ -64,13 +66,14 @@ async def get_refund(request: web.Request) -> web.Response:
     refund_id = request.match_info["refund_id"]
     order = await lookups.order(request, await lookups.order_id_of(request, "refund", refund_id))
     txs = await refund_transactions.transactions(ctx(request).pool, refund_id)
-    return respond({**refund_json(ctx(request).settings, order, order.refund(refund_id)), "transactions": txs})
+    return respond(refund_json(ctx(request).settings, order, order.refund(refund_id), contract.RefundRead,
+                               transactions=txs))
 
 
 async def list_order_refunds(request: web.Request) -> web.Response:
     order = await lookups.order(request, request.match_info["order_id"])
     data = [refund_json(ctx(request).settings, order, r) for r in order.refunds]
-    return respond({"object": "list", "data": data, "has_more": False, "next_cursor": None})
+    return respond(REFUND_LIST(data=data, has_more=False))
 
 
 async def review(request: web.Request, make) -> dict:

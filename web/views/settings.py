@@ -6,7 +6,7 @@ from aiohttp import web
 from msgspec.structs import replace
 
 from service import merchants
-from web import bodies, destinations, idempotency
+from web import bodies, contract, destinations, idempotency
 from web.commands import body
 from web.context import ctx
 from web.render import respond
@@ -14,10 +14,9 @@ from web.route import Route
 from web.views.merchants import own_merchant_id
 
 
-def _json(merchant_id: str, s: merchants.Settings) -> dict:
-    return {"object": "merchant_settings", "merchant_id": merchant_id,
-            "auto_approve_customer_refunds": s.auto_approve_customer_refunds,
-            "receive_addresses": dict(sorted(s.receive_addresses.items()))}
+def _json(merchant_id: str, s: merchants.Settings) -> contract.MerchantSettings:
+    return contract.MerchantSettings(merchant_id=merchant_id, auto_approve_customer_refunds=s.auto_approve_customer_refunds,
+                                     receive_addresses=dict(sorted(s.receive_addresses.items())))
 
 
 async def get_settings(request: web.Request) -> web.Response:
@@ -35,7 +34,7 @@ async def update_settings(request: web.Request) -> web.Response:
     return await idempotency.once(request, work)
 
 
-async def apply_change(db, merchant_id: str, change: bodies.SettingsIn) -> dict:
+async def apply_change(db, merchant_id: str, change: bodies.SettingsIn) -> contract.MerchantSettings:
     """Validate and save a settings change (db: a pool or a connection); the dashboard's settings form calls this
     too."""
     current = await merchants.settings(db, merchant_id)

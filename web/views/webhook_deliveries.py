@@ -6,6 +6,7 @@ import msgspec
 from aiohttp import web
 
 from service.clock import iso
+from web import contract
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.pagination import Page
@@ -18,39 +19,41 @@ BASE = "/merchants/{merchant_id}/webhook-deliveries"
 STATUSES = ("pending", "succeeded", "failed")
 
 
-def _attempt_json(a) -> dict:
-    return {
-        "number": a["number"],
-        "attempted_at": iso(a["attempted_at"]),
-        "url": a["url"],
-        "request_headers": msgspec.json.decode(a["request_headers"]),
-        "status_code": a["status_code"],
-        "error": a["error"],
-        "latency_ms": a["latency_ms"],
-        "response_body": a["response_body"],
-        "succeeded": a["succeeded"],
-    }
+DELIVERY_LIST = contract.page_of(contract.Delivery)
 
 
-def _delivery_json(d, attempts: list) -> dict:
-    return {
-        "object": "webhook_delivery",
-        "id": d["delivery_id"],
-        "endpoint_id": d["endpoint_id"],
-        "event_id": d["event_id"],
-        "event_type": d["event_type"],
-        "status": d["status"],
-        "attempt_count": d["attempts"],
-        "next_attempt_at": iso(d["next_attempt_at"]) if d["next_attempt_at"] and d["status"] == "pending" else None,
-        "last_status_code": d["last_status_code"],
-        "last_error": d["last_error"],
-        "request_body": bytes(d["payload"]).decode(),  # the exact bytes every attempt sent and signed
-        "attempts": [_attempt_json(a) for a in attempts],
-        "created_at": iso(d["created_at"]),
-    }
+def _attempt_json(a) -> contract.DeliveryAttempt:
+    return contract.DeliveryAttempt(
+        number=a["number"],
+        attempted_at=iso(a["attempted_at"]),
+        url=a["url"],
+        request_headers=msgspec.json.decode(a["request_headers"]),
+        status_code=a["status_code"],
+        error=a["error"],
+        latency_ms=a["latency_ms"],
+        response_body=a["response_body"],
+        succeeded=a["succeeded"],
+    )
 
 
-async def _with_attempts(conn, rows) -> list[dict]:
+def _delivery_json(d, attempts: list) -> contract.Delivery:
+    return contract.Delivery(
+        id=d["delivery_id"],
+        endpoint_id=d["endpoint_id"],
+        event_id=d["event_id"],
+        event_type=d["event_type"],
+        status=d["status"],
+        attempt_count=d["attempts"],
+        next_attempt_at=iso(d["next_attempt_at"]) if d["next_attempt_at"] and d["status"] == "pending" else None,
+        last_status_code=d["last_status_code"],
+        last_error=d["last_error"],
+        request_body=bytes(d["payload"]).decode(),  # the exact bytes every attempt sent and signed
+        attempts=[_attempt_json(a) for a in attempts],
+        created_at=iso(d["created_at"]),
+    )
+
+
+async def _with_attempts(conn, rows) -> list[contract.Delivery]:
     logged = await deliveries.attempts(conn, [r["delivery_id"] for r in rows])
     return [_delivery_json(r, logged.get(r["delivery_id"], [])) for r in rows]
 
@@ -63,7 +66,7 @@ async def list_deliveries(request: web.Request) -> web.Response:
     async with ctx(request).pool.acquire() as conn:
         rows = await deliveries.page(conn, merchant_id, api_key.livemode, page.filters, page.before, page.limit + 1)
         data = await _with_attempts(conn, rows[: page.limit])
-    return respond(page.answer(data, rows, lambda r: (r["created_at"], r["delivery_id"])))
+    return respond(page.answer(DELIVERY_LIST, data, rows, lambda r: (r["created_at"], r["delivery_id"])))
 
 
 async def get_delivery(request: web.Request) -> web.Response:

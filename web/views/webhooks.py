@@ -7,7 +7,7 @@ from datetime import timedelta
 from aiohttp import web
 
 from service.clock import iso
-from web import idempotency
+from web import contract, idempotency
 from web.commands import body
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -21,23 +21,24 @@ from webhooks import events as event_log
 from webhooks.endpoints import ALL_EVENTS, MAX_PER_MODE, Endpoint
 
 BASE = "/merchants/{merchant_id}/webhook-endpoints"
+ENDPOINT_LIST = contract.page_of(contract.WebhookEndpoint)
 
 
-def endpoint_json(e: Endpoint) -> dict:
-    return {
-        "object": "webhook_endpoint",
-        "id": e.endpoint_id,
-        "url": e.url,
-        "description": e.description,
-        "enabled_events": e.enabled_events,
-        "status": e.status,
-        "disabled_reason": e.disabled_reason,
-        "livemode": e.livemode,
-        "failing_since": iso(e.failing_since) if e.failing_since else None,
-        "previous_secret_expires_at": iso(e.previous_secret_expires_at) if e.previous_secret_expires_at else None,
-        "created_at": iso(e.created_at),
-        "updated_at": iso(e.updated_at),
-    }
+def endpoint_json(e: Endpoint, shape: type = contract.WebhookEndpoint, **extra):
+    return shape(
+        id=e.endpoint_id,
+        url=e.url,
+        description=e.description,
+        enabled_events=list(e.enabled_events),
+        status=e.status,
+        disabled_reason=e.disabled_reason,
+        livemode=e.livemode,
+        failing_since=iso(e.failing_since) if e.failing_since else None,
+        previous_secret_expires_at=iso(e.previous_secret_expires_at) if e.previous_secret_expires_at else None,
+        created_at=iso(e.created_at),
+        updated_at=iso(e.updated_at),
+        **extra,
+    )
 
 
 def _checked_url(url: str, livemode: bool) -> str:
@@ -76,14 +77,14 @@ async def create_endpoint(request: web.Request) -> web.Response:
                            f"A merchant has at most {MAX_PER_MODE} webhook endpoints per mode.", "url")
         endpoint, secret = await endpoints.create(conn, c.vault, merchant_id, api_key.livemode, url, types,
                                                   endpoint_in.description, c.clock())
-        return respond({**endpoint_json(endpoint), "secret": secret}, status=201)
+        return respond(endpoint_json(endpoint, contract.WebhookEndpointWithSecret, secret=secret), status=201)
 
     return await idempotency.once(request, work)
 
 
 async def list_endpoints(request: web.Request) -> web.Response:
     found = await endpoints.listing(ctx(request).pool, own_merchant_id(request), caller(request).livemode)
-    return respond({"object": "list", "data": [endpoint_json(e) for e in found], "has_more": False})
+    return respond(ENDPOINT_LIST(data=[endpoint_json(e) for e in found], has_more=False))
 
 
 async def get_endpoint(request: web.Request) -> web.Response:
@@ -111,7 +112,7 @@ async def delete_endpoint(request: web.Request) -> web.Response:
     async with ctx(request).pool.acquire() as conn, conn.transaction():
         endpoint = await endpoint_of(request, conn)
         await endpoints.delete(conn, endpoint, ctx(request).clock())
-    return respond({"object": "webhook_endpoint", "id": endpoint.endpoint_id, "deleted": True})
+    return respond(contract.WebhookEndpointDeleted(id=endpoint.endpoint_id))
 
 
 async def roll_secret(request: web.Request) -> web.Response:
@@ -122,7 +123,7 @@ async def roll_secret(request: web.Request) -> web.Response:
     async def work(conn) -> web.Response:
         endpoint, secret = await endpoints.roll(conn, c.vault, await endpoint_of(request, conn),
                                                 timedelta(seconds=roll.overlap_seconds), c.clock())
-        return respond({**endpoint_json(endpoint), "secret": secret})
+        return respond(endpoint_json(endpoint, contract.WebhookEndpointWithSecret, secret=secret))
 
     return await idempotency.once(request, work)
 
@@ -146,7 +147,7 @@ async def redeliver(request: web.Request) -> web.Response:
             ids = [await deliveries.redeliver_event(conn, endpoint.endpoint_id, merchant_id, envelope, now)]
         else:
             ids = await deliveries.redeliver_failed(conn, endpoint.endpoint_id, again.failed_since, now)
-        return respond({"object": "redelivery", "endpoint_id": endpoint.endpoint_id, "delivery_ids": ids}, status=202)
+        return respond(contract.Redelivery(endpoint_id=endpoint.endpoint_id, delivery_ids=ids), status=202)
 
     return await idempotency.once(request, work)
 
