@@ -8,27 +8,19 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
+from web import contract
 from web.routes import PREFIX, ROUTES
 
-_ERROR = {
-    "type": "object",
-    "required": ["error"],
-    "properties": {
-        "error": {
-            "type": "object",
-            "required": ["type", "code", "message"],
-            "properties": {k: {"type": "string"} for k in ("type", "code", "message", "param")},
-        }
-    },
-}
 _SIGNED = [{"clientId": [], "timestamp": [], "signature": []}]
 
 
 def document() -> dict[str, Any]:
-    bodies = [r.body for r in ROUTES if r.body is not None]
-    schemas, components = msgspec.json.schema_components(bodies, ref_template="#/components/schemas/{name}")
-    by_type = dict(zip(bodies, schemas))
+    shapes = list(dict.fromkeys([contract.Error, *(r.body for r in ROUTES if r.body is not None),
+                                 *(r.response for r in ROUTES if r.response is not None)]))
+    schemas, components = msgspec.json.schema_components(shapes, ref_template="#/components/schemas/{name}")
+    by_type = dict(zip(shapes, schemas))
     paths: dict[str, dict] = {}
+    operation_ids: set[str] = set()
     for route in ROUTES:
         params = [
             {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
@@ -36,14 +28,21 @@ def document() -> dict[str, Any]:
         ]
         if route.method in ("POST", "PATCH"):
             params.append({"name": "Idempotency-Key", "in": "header", "required": False, "schema": {"type": "string", "maxLength": 255}})
+        # The actions that answer POST and PATCH alike (web/routes.py) share a handler: the second method's
+        # operation is named after its method, so every operationId stays unique.
+        operation_id = route.handler.__name__
+        if operation_id in operation_ids:
+            operation_id = f"{operation_id}_{route.method.lower()}"
+        operation_ids.add(operation_id)
         operation: dict[str, Any] = {
             "summary": route.summary,
-            "operationId": route.handler.__name__,
+            "operationId": operation_id,
             "security": _SIGNED,
             "parameters": params,
             "responses": {
-                str(route.status): {"description": "Success", "content": {"application/json": {"schema": {"type": "object"}}}},
-                "default": {"description": "Error", "content": {"application/json": {"schema": _ERROR}}},
+                str(route.status): {"description": "Success",
+                                    "content": {"application/json": {"schema": by_type[route.response]}}},
+                "default": {"description": "Error", "content": {"application/json": {"schema": by_type[contract.Error]}}},
             },
         }
         if route.body is not None:

@@ -1,4 +1,4 @@
-"""A B2B route: method, path under /b2b/v1, handler, summary and request body (for OpenAPI)."""
+"""A B2B route: method, path under /b2b/v1, handler, summary, request body and answer (for OpenAPI)."""
 
 from __future__ import annotations
 
@@ -19,3 +19,4 @@ class Route(NamedTuple):
     # The handler's only effect is the one command it submits: the request's signature is spent together
     # with that command, in one Redis call, instead of in a call of its own before the handler runs.
     one_command: bool = False
+    response: type | None = None  # its answer's shape (web/contract.py), for the OpenAPI document

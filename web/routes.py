@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web import bodies
+from web import bodies, contract
 from web.context import ONE_COMMAND
 from web.route import Route
 from web.views import (
@@ -23,19 +23,19 @@ PREFIX = "/b2b/v1"
 
 ROUTES: list[Route] = [
     Route("POST", "/checkout-sessions/quick", orders.quick_session,
-          "Create an order and its checkout session in one transaction", bodies.QuickSessionIn, 201, one_command=True),
+          "Create an order and its checkout session in one transaction", bodies.QuickSessionIn, 201, one_command=True, response=contract.SessionCreated),
     Route("POST", "/checkout-sessions", orders.open_session,
           "Attach a fresh session to an existing order (retry, or a residual with amount_due)", bodies.SessionIn, 201,
-          one_command=True),
+          one_command=True, response=contract.SessionCreated),
     Route("POST", "/orders", orders.create_order, "Create an order without a session", bodies.OrderIn, 201,
-          one_command=True),
-    Route("GET", "/orders", orders.list_orders, "List orders, newest first, with cursor pagination"),
-    Route("GET", "/orders/{order_id}", orders.get_order, "Read an order with line items, payments and sessions"),
+          one_command=True, response=contract.Order),
+    Route("GET", "/orders", orders.list_orders, "List orders, newest first, with cursor pagination", response=orders.ORDER_LIST),
+    Route("GET", "/orders/{order_id}", orders.get_order, "Read an order with line items, payments and sessions", response=contract.Order),
     Route("PATCH", "/orders/{order_id}/cancel", orders.cancel_order, "Cancel an unpaid order", bodies.OrderCancelIn,
-          one_command=True),
+          one_command=True, response=contract.Order),
     Route("PATCH", "/orders/{order_id}/reopen", orders.reopen_order,
-          "Reopen an order canceled by payment_timeout, with a new session", bodies.ReopenIn, one_command=True),
-    Route("GET", "/merchants/{merchant_id}", merchants.get_merchant, "Read the calling merchant"),
+          "Reopen an order canceled by payment_timeout, with a new session", bodies.ReopenIn, one_command=True, response=contract.SessionCreated),
+    Route("GET", "/merchants/{merchant_id}", merchants.get_merchant, "Read the calling merchant", response=contract.Merchant),
     *refunds.ROUTES,
     *refund_transactions.ROUTES,
     *refund_requests.ROUTES,

@@ -36,6 +36,6 @@ async def get_event(request: web.Request) -> web.Response:
 
 
 ROUTES = [
-    Route("GET", "/events", list_events, "Events newest first, with cursor pagination; filter by type or order_id"),
-    Route("GET", "/events/{event_id}", get_event, "Read one event: the envelope its webhooks carry"),
+    Route("GET", "/events", list_events, "Events newest first, with cursor pagination; filter by type or order_id", response=EVENT_LIST),
+    Route("GET", "/events/{event_id}", get_event, "Read one event: the envelope its webhooks carry", response=contract.Event),
 ]

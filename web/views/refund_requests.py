@@ -7,11 +7,10 @@ from datetime import datetime, timedelta
 from aiohttp import web
 
 from actors import messages as m
-from web import bodies, lookups
+from web import bodies, contract, lookups
 from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx
 from web.errors import ApiError
-from web import contract
 from web.render import respond, token_json
 from web.route import Route
 from web.views.merchants import own_merchant_id
@@ -117,10 +116,10 @@ async def renew(request: web.Request, ttl_seconds: int | None, default_ttl: int)
 
 ROUTES = [
     Route("POST", "/merchants/{merchant_id}/refund-requests", mint_token,
-          "Mint a one-time refund-request token (legacy body: order_id alone)", bodies.RefundRequestIn, 201),
-    Route("GET", "/refund-requests/{token}", get_token, "Read a refund-request token"),
+          "Mint a one-time refund-request token (legacy body: order_id alone)", bodies.RefundRequestIn, 201, response=contract.RefundRequest),
+    Route("GET", "/refund-requests/{token}", get_token, "Read a refund-request token", response=contract.RefundRequest),
     Route("POST", "/refund-requests/{token}/cancel", cancel_token,
-          "Cancel an ACTIVE token (the reason becomes data.reason)", bodies.TokenCancelIn),
+          "Cancel an ACTIVE token (the reason becomes data.reason)", bodies.TokenCancelIn, response=contract.RefundRequest),
     Route("POST", "/refund-requests/{token}/renewal/approve", approve_renewal,
-          "Approve a buyer's renewal request: a new ACTIVE token replaces the old", bodies.RenewalApproveIn, 201),
+          "Approve a buyer's renewal request: a new ACTIVE token replaces the old", bodies.RenewalApproveIn, 201, response=contract.RefundRequestRenewed),
 ]

@@ -87,5 +87,5 @@ async def submit_transaction(request: web.Request, refund_id: str, posted: bodie
 ROUTES = [
     Route("POST", "/refunds/{refund_id}/submit-tx", submit_tx,
           "Post the refund transfer's hash; it is verified on-chain and the refund becomes EXECUTED at depth",
-          bodies.SubmitTxIn, 202),
+          bodies.SubmitTxIn, 202, response=contract.RefundSubmitted),
 ]

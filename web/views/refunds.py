@@ -115,14 +115,14 @@ async def cancel_refund(request: web.Request) -> web.Response:
 
 ROUTES = [
     Route("POST", "/merchants/{merchant_id}/refunds", create_refund,
-          "Merchant-initiated refund, created APPROVED", bodies.RefundIn, 201),
+          "Merchant-initiated refund, created APPROVED", bodies.RefundIn, 201, response=contract.Refund),
     Route("POST", "/merchants/{merchant_id}/customer-refunds", create_customer_refund,
           "A refund recorded on the customer's behalf: PENDING, or APPROVED when auto-approved",
-          bodies.CustomerRefundIn, 201),
-    Route("GET", "/refunds/{refund_id}", get_refund, "Read a refund"),
-    Route("GET", "/orders/{order_id}/refunds", list_order_refunds, "The refunds of an order"),
-    Route("POST", "/refunds/{refund_id}/approve", approve_refund, "Approve a PENDING refund", bodies.CancelIn),
-    Route("POST", "/refunds/{refund_id}/reject", reject_refund, "Reject a PENDING refund", bodies.RejectIn),
+          bodies.CustomerRefundIn, 201, response=contract.Refund),
+    Route("GET", "/refunds/{refund_id}", get_refund, "Read a refund", response=contract.RefundRead),
+    Route("GET", "/orders/{order_id}/refunds", list_order_refunds, "The refunds of an order", response=REFUND_LIST),
+    Route("POST", "/refunds/{refund_id}/approve", approve_refund, "Approve a PENDING refund", bodies.CancelIn, response=contract.Refund),
+    Route("POST", "/refunds/{refund_id}/reject", reject_refund, "Reject a PENDING refund", bodies.RejectIn, response=contract.Refund),
     Route("POST", "/refunds/{refund_id}/cancel", cancel_refund,
-          "Cancel an APPROVED refund before execution (it ends REJECTED)", bodies.CancelIn),
+          "Cancel an APPROVED refund before execution (it ends REJECTED)", bodies.CancelIn, response=contract.Refund),
 ]

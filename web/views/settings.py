@@ -54,7 +54,7 @@ async def apply_change(db, merchant_id: str, change: bodies.SettingsIn) -> contr
 
 
 ROUTES = [
-    Route("GET", "/merchants/{merchant_id}/settings", get_settings, "Read the merchant's settings"),
+    Route("GET", "/merchants/{merchant_id}/settings", get_settings, "Read the merchant's settings", response=contract.MerchantSettings),
     Route("PATCH", "/merchants/{merchant_id}/settings", update_settings,
-          "Change auto-approval of customer refunds and receive addresses", bodies.SettingsIn),
+          "Change auto-approval of customer refunds and receive addresses", bodies.SettingsIn, response=contract.MerchantSettings),
 ]

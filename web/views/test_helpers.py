@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from actors import messages as m
-from web import bodies, lookups
+from web import bodies, contract, lookups
 from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -58,7 +58,7 @@ async def execute_refund(request: web.Request) -> web.Response:
 
 ROUTES = [
     Route("POST", "/test-helpers/orders/{order_id}/payments", record_payment,
-          "Test mode: record a confirmed payment", bodies.TestPaymentIn, 201),
+          "Test mode: record a confirmed payment", bodies.TestPaymentIn, 201, response=contract.Order),
     Route("POST", "/test-helpers/refunds/{refund_id}/execute", execute_refund,
-          "Test mode: execute an APPROVED refund as a verified transfer would", bodies.TestRefundExecutionIn),
+          "Test mode: execute an APPROVED refund as a verified transfer would", bodies.TestRefundExecutionIn, response=contract.Refund),
 ]

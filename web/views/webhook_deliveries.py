@@ -80,6 +80,6 @@ async def get_delivery(request: web.Request) -> web.Response:
 
 
 ROUTES = [
-    Route("GET", BASE, list_deliveries, "The delivery log, newest first; filter by endpoint_id, event_id or status"),
-    Route("GET", BASE + "/{delivery_id}", get_delivery, "One delivery with every attempt"),
+    Route("GET", BASE, list_deliveries, "The delivery log, newest first; filter by endpoint_id, event_id or status", response=DELIVERY_LIST),
+    Route("GET", BASE + "/{delivery_id}", get_delivery, "One delivery with every attempt", response=contract.Delivery),
 ]

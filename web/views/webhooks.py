@@ -153,16 +153,16 @@ async def redeliver(request: web.Request) -> web.Response:
 
 
 ROUTES = [
-    Route("POST", BASE, create_endpoint, "Register a webhook endpoint; its signing secret is shown once", EndpointIn, 201),
-    Route("GET", BASE, list_endpoints, "List the webhook endpoints of this mode"),
-    Route("GET", BASE + "/{endpoint_id}", get_endpoint, "Read a webhook endpoint"),
+    Route("POST", BASE, create_endpoint, "Register a webhook endpoint; its signing secret is shown once", EndpointIn, 201, response=contract.WebhookEndpointWithSecret),
+    Route("GET", BASE, list_endpoints, "List the webhook endpoints of this mode", response=ENDPOINT_LIST),
+    Route("GET", BASE + "/{endpoint_id}", get_endpoint, "Read a webhook endpoint", response=contract.WebhookEndpoint),
     Route("PATCH", BASE + "/{endpoint_id}", update_endpoint,
-          "Change a webhook endpoint's url, event types, description or status", EndpointPatchIn),
-    Route("DELETE", BASE + "/{endpoint_id}", delete_endpoint, "Delete a webhook endpoint"),
+          "Change a webhook endpoint's url, event types, description or status", EndpointPatchIn, response=contract.WebhookEndpoint),
+    Route("DELETE", BASE + "/{endpoint_id}", delete_endpoint, "Delete a webhook endpoint", response=contract.WebhookEndpointDeleted),
     Route("POST", BASE + "/{endpoint_id}/roll-secret", roll_secret,
-          "Replace the signing secret; the old one keeps signing for overlap_seconds", RollSecretIn),
+          "Replace the signing secret; the old one keeps signing for overlap_seconds", RollSecretIn, response=contract.WebhookEndpointWithSecret),
     Route("POST", BASE + "/{endpoint_id}/redeliver", redeliver,
-          "Deliver one event again, or every failed delivery since a time", RedeliverIn, 202),
+          "Deliver one event again, or every failed delivery since a time", RedeliverIn, 202, response=contract.Redelivery),
     *webhook_deliveries.ROUTES,
     *events.ROUTES,
 ]
