@@ -7,11 +7,13 @@ one dedupe row per command and the outbox rows the relay publishes.
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Annotated, NamedTuple
 
 import asyncpg
 import msgspec
 
 from actors import messages as m
+from actors.columns import Arrays, names
 from actors.order import Order
 from actors.publication import PublicEvent
 
@@ -101,48 +103,116 @@ async def prepare(conn: asyncpg.Connection, wanted: Wanted) -> Prepared:
     return prepared
 
 
-# One statement writes the whole batch (one round trip, atomic on its own), each table fed by
-# unnest() over parallel arrays.
-_COMMIT = """
+# The rows a batch writes, one type per table; each column is named once, here, with its PostgreSQL type.
+class EventRow(NamedTuple):
+    event_id: Annotated[str, "text"]
+    order_id: Annotated[str, "text"]
+    seq: Annotated[int, "int"]
+    type: Annotated[str, "text"]
+    merchant_id: Annotated[str, "text"]
+    livemode: Annotated[bool, "bool"]
+    data: Annotated[str, "jsonb"]
+    created_at: Annotated[datetime, "timestamptz"]
+
+
+class OutboxRow(NamedTuple):
+    payload: Annotated[bytes, "bytea"]  # the public event, as the events stream carries it
+
+
+class PublishedRow(NamedTuple):
+    batch_id: Annotated[str, "text"]  # an earlier batch whose events are on the stream now
+
+
+class OrderRow(NamedTuple):
+    order_id: Annotated[str, "text"]
+    merchant_id: Annotated[str, "text"]
+    livemode: Annotated[bool, "bool"]
+    order_number: Annotated[int, "bigint"]
+    status: Annotated[str, "text"]
+    external_ref: Annotated[str | None, "text"]
+    state: Annotated[str, "jsonb"]
+    version: Annotated[int, "int"]
+    created_at: Annotated[datetime, "timestamptz"]
+    updated_at: Annotated[datetime, "timestamptz"]
+
+
+class SessionRow(NamedTuple):
+    session_id: Annotated[str, "text"]
+    session_key: Annotated[str, "text"]
+    order_id: Annotated[str, "text"]
+    merchant_id: Annotated[str, "text"]
+    livemode: Annotated[bool, "bool"]
+    status: Annotated[str, "text"]
+    expires_at: Annotated[datetime, "timestamptz"]
+
+
+class RefundRow(NamedTuple):
+    refund_id: Annotated[str, "text"]
+    order_id: Annotated[str, "text"]
+    merchant_id: Annotated[str, "text"]
+    livemode: Annotated[bool, "bool"]
+    status: Annotated[str, "text"]
+    amount: Annotated[int, "bigint"]
+    link_token: Annotated[str, "text"]
+    created_at: Annotated[datetime, "timestamptz"]
+    updated_at: Annotated[datetime, "timestamptz"]
+
+
+class TokenRow(NamedTuple):
+    token: Annotated[str, "text"]
+    order_id: Annotated[str, "text"]
+    merchant_id: Annotated[str, "text"]
+    livemode: Annotated[bool, "bool"]
+    status: Annotated[str, "text"]
+    expires_at: Annotated[datetime, "timestamptz"]
+    created_at: Annotated[datetime, "timestamptz"]
+
+
+class VerdictRow(NamedTuple):
+    network: Annotated[str, "text"]
+    tx_hash: Annotated[str, "text"]
+    refund_id: Annotated[str, "text"]
+    status: Annotated[str, "text"]
+    reason: Annotated[str | None, "text"]
+
+
+class CommandRow(NamedTuple):
+    command_id: Annotated[str, "text"]
+    order_id: Annotated[str, "text"]
+    request_hash: Annotated[str, "text"]
+    reply: Annotated[bytes, "bytea"]
+
+
+_ARRAYS = Arrays()
+_OUTBOX, _PUBLISHED, _EVENT = _ARRAYS.add(OutboxRow), _ARRAYS.add(PublishedRow), _ARRAYS.add(EventRow)
+# One statement writes the whole batch (one round trip, atomic on its own), each table fed by unnest() over
+# one array per column. The batch's outbox row is named by its first event.
+_COMMIT = f"""
 WITH new_events AS (
-    INSERT INTO events (event_id, order_id, seq, type, merchant_id, livemode, data, created_at)
-    SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::text[], $5::text[], $6::bool[], $7::jsonb[],
-                         $8::timestamptz[])
+    INSERT INTO events ({names(EventRow)}) SELECT * FROM {_ARRAYS.unnest(EventRow)}
 ), new_outbox AS (
-    INSERT INTO outbox (batch_id, payloads) SELECT $1[1], $9::bytea[] WHERE cardinality($9::bytea[]) > 0
+    INSERT INTO outbox (batch_id, payloads) SELECT ({_EVENT["event_id"]})[1], {_OUTBOX["payload"]}
+    WHERE cardinality({_OUTBOX["payload"]}) > 0
 ), published AS (
-    DELETE FROM outbox WHERE batch_id = ANY($52::text[])
+    DELETE FROM outbox WHERE batch_id = ANY({_PUBLISHED["batch_id"]})
 ), saved_orders AS (
-    INSERT INTO orders (order_id, merchant_id, livemode, order_number, status, external_ref, state, version,
-                        created_at, updated_at)
-    SELECT * FROM unnest($10::text[], $11::text[], $12::bool[], $13::bigint[], $14::text[], $15::text[],
-                         $16::jsonb[], $17::int[], $18::timestamptz[], $19::timestamptz[])
+    INSERT INTO orders ({names(OrderRow)}) SELECT * FROM {_ARRAYS.unnest(OrderRow)}
     ON CONFLICT (order_id) DO UPDATE SET status = excluded.status, state = excluded.state,
         version = excluded.version, updated_at = excluded.updated_at
 ), saved_sessions AS (
-    INSERT INTO checkout_sessions (session_id, session_key, order_id, merchant_id, livemode, status, expires_at)
-    SELECT * FROM unnest($20::text[], $21::text[], $22::text[], $23::text[], $24::bool[], $25::text[],
-                         $26::timestamptz[])
+    INSERT INTO checkout_sessions ({names(SessionRow)}) SELECT * FROM {_ARRAYS.unnest(SessionRow)}
     ON CONFLICT (session_id) DO UPDATE SET status = excluded.status
 ), saved_refunds AS (
-    INSERT INTO refunds (refund_id, order_id, merchant_id, livemode, status, amount, link_token, created_at,
-                         updated_at)
-    SELECT * FROM unnest($31::text[], $32::text[], $33::text[], $34::bool[], $35::text[], $36::bigint[],
-                         $37::text[], $38::timestamptz[], $39::timestamptz[])
+    INSERT INTO refunds ({names(RefundRow)}) SELECT * FROM {_ARRAYS.unnest(RefundRow)}
     ON CONFLICT (refund_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at
 ), saved_tokens AS (
-    INSERT INTO refund_tokens (token, order_id, merchant_id, livemode, status, expires_at, created_at)
-    SELECT * FROM unnest($40::text[], $41::text[], $42::text[], $43::bool[], $44::text[], $45::timestamptz[],
-                         $46::timestamptz[])
+    INSERT INTO refund_tokens ({names(TokenRow)}) SELECT * FROM {_ARRAYS.unnest(TokenRow)}
     ON CONFLICT (token) DO UPDATE SET status = excluded.status
 ), verdicts AS (
-    UPDATE refund_transactions t SET status = v.status, reason = v.reason
-    FROM unnest($47::text[], $48::text[], $49::text[], $50::text[], $51::text[]) AS v(network, tx_hash, refund_id,
-                                                                                     status, reason)
+    UPDATE refund_transactions t SET status = v.status, reason = v.reason FROM {_ARRAYS.unnest(VerdictRow, 'v')}
     WHERE t.network = v.network AND t.tx_hash = v.tx_hash AND t.refund_id = v.refund_id
 )
-INSERT INTO commands (command_id, order_id, request_hash, reply)
-SELECT * FROM unnest($27::text[], $28::text[], $29::text[], $30::bytea[])
+INSERT INTO commands ({names(CommandRow)}) SELECT * FROM {_ARRAYS.unnest(CommandRow)}
 """
 
 
@@ -155,45 +225,26 @@ async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict
     """Write a batch in one statement, atomic on its own. `encoded` is each order as JSON;
     `published` names earlier batches whose events are on the stream now, so their outbox rows go."""
     appended = [a for o in outcomes for a in o.appended]
-    events = [
-        (a.event_id, a.public.order_id, a.seq, a.public.type, a.public.merchant_id, a.public.livemode,
-         _encode(a.event).decode(), a.event.at, a.payload)
-        for a in appended
-    ]
-    saved = [
-        (o.order_id, o.merchant_id, o.livemode, o.order_number, o.status.value, o.external_ref,
-         encoded[o.order_id].decode(), o.version, o.created_at, o.updated_at)
-        for o in orders.values()
-    ]
-    sessions = [
-        (s.session_id, s.session_key, o.order_id, o.merchant_id, o.livemode, s.status.value, s.expires_at)
-        for o in orders.values()
-        for s in o.sessions
-    ]
-    commands = [(o.command_id, o.order_id, o.request_hash, o.reply) for o in outcomes]
-    refunds = [
-        (r.refund_id, o.order_id, o.merchant_id, o.livemode, r.status.value, r.amount, r.link_token, r.created_at,
-         r.updated_at)
-        for o in orders.values()
-        for r in o.refunds
-    ]
-    tokens = [
-        (t.token, o.order_id, o.merchant_id, o.livemode, t.status.value, t.expires_at, t.created_at)
-        for o in orders.values()
-        for t in o.tokens
-    ]
-    # The web layer claims (network, tx_hash) rows at submit-tx; the actor records verdicts on its claims.
-    verdicts = [
-        (a.network, a.tx_hash, r.refund_id, a.status, a.reason)
-        for o in orders.values()
-        for r in o.refunds
-        for a in r.attempts
-        if a.status != "verifying"
-    ]
-    await conn.execute(
-        _COMMIT, *_columns(events, 9), *_columns(saved, 10), *_columns(sessions, 7), *_columns(commands, 4),
-        *_columns(refunds, 9), *_columns(tokens, 7), *_columns(verdicts, 5), published,
-    )
+    held = orders.values()
+    rows: dict[type, list] = {
+        OutboxRow: [OutboxRow(a.payload) for a in appended],
+        PublishedRow: [PublishedRow(batch_id) for batch_id in published],
+        EventRow: [EventRow(a.event_id, a.public.order_id, a.seq, a.public.type, a.public.merchant_id,
+                            a.public.livemode, _encode(a.event).decode(), a.event.at) for a in appended],
+        OrderRow: [OrderRow(o.order_id, o.merchant_id, o.livemode, o.order_number, o.status.value, o.external_ref,
+                            encoded[o.order_id].decode(), o.version, o.created_at, o.updated_at) for o in held],
+        SessionRow: [SessionRow(s.session_id, s.session_key, o.order_id, o.merchant_id, o.livemode, s.status.value,
+                                s.expires_at) for o in held for s in o.sessions],
+        RefundRow: [RefundRow(r.refund_id, o.order_id, o.merchant_id, o.livemode, r.status.value, r.amount,
+                              r.link_token, r.created_at, r.updated_at) for o in held for r in o.refunds],
+        TokenRow: [TokenRow(t.token, o.order_id, o.merchant_id, o.livemode, t.status.value, t.expires_at,
+                            t.created_at) for o in held for t in o.tokens],
+        # The web layer claims (network, tx_hash) rows at submit-tx; the actor records verdicts on its claims.
+        VerdictRow: [VerdictRow(a.network, a.tx_hash, r.refund_id, a.status, a.reason)
+                     for o in held for r in o.refunds for a in r.attempts if a.status != "verifying"],
+        CommandRow: [CommandRow(o.command_id, o.order_id, o.request_hash, o.reply) for o in outcomes],
+    }
+    await conn.execute(_COMMIT, *_ARRAYS.values(rows))
 
 
 async def history(conn: asyncpg.Connection, order_id: str) -> list[m.Event]:
