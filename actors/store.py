@@ -113,6 +113,7 @@ class EventRow(NamedTuple):
     livemode: Annotated[bool, "bool"]
     data: Annotated[str, "jsonb"]
     created_at: Annotated[datetime, "timestamptz"]
+    public: Annotated[bytes, "bytea"]  # as published: the events API serves these bytes
 
 
 class OutboxRow(NamedTuple):
@@ -230,7 +231,7 @@ async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict
         OutboxRow: [OutboxRow(a.payload) for a in appended],
         PublishedRow: [PublishedRow(batch_id) for batch_id in published],
         EventRow: [EventRow(a.event_id, a.public.order_id, a.seq, a.public.type, a.public.merchant_id,
-                            a.public.livemode, _encode(a.event).decode(), a.event.at) for a in appended],
+                            a.public.livemode, _encode(a.event).decode(), a.event.at, a.payload) for a in appended],
         OrderRow: [OrderRow(o.order_id, o.merchant_id, o.livemode, o.order_number, o.status.value, o.external_ref,
                             encoded[o.order_id].decode(), o.version, o.created_at, o.updated_at) for o in held],
         SessionRow: [SessionRow(s.session_id, s.session_key, o.order_id, o.merchant_id, o.livemode, s.status.value,

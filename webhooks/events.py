@@ -34,6 +34,8 @@ class Listed(msgspec.Struct, frozen=True):
 
 encode = msgspec.json.Encoder().encode
 _decode_event = msgspec.json.Decoder(m.Event).decode
+# A published event's bytes hold the routing facts too (merchant_id, order_id, seq); the envelope leaves them.
+_decode_published = msgspec.json.Decoder(Envelope).decode
 
 
 def from_public(event: PublicEvent) -> Envelope:
@@ -45,8 +47,8 @@ def from_public(event: PublicEvent) -> Envelope:
 # The events of one command share their instant, so ties are broken by seq, then by id.
 _TIEBREAK = {"events": "lpad(seq::text, 10, '0') || event_id", "merchant_events": "'0000000000' || event_id"}
 _COLUMNS = {
-    "events": "event_id, order_id, seq, created_at, type, NULL::jsonb AS data, livemode",
-    "merchant_events": "event_id, NULL AS order_id, NULL AS seq, created_at, type, data, livemode",
+    "events": "event_id, order_id, seq, created_at, type, NULL::jsonb AS data, livemode, public",
+    "merchant_events": "event_id, NULL AS order_id, NULL AS seq, created_at, type, data, livemode, NULL AS public",
 }
 
 
@@ -95,15 +97,19 @@ async def page(conn: asyncpg.Connection, merchant_id: str, livemode: bool, *, ty
     rows = await conn.fetch(sql, *args)
     wanted: dict[str, int] = {}
     for r in rows:
-        if r["order_id"] is not None:
+        if r["order_id"] is not None and r["public"] is None:
             wanted[r["order_id"]] = max(wanted.get(r["order_id"], 0), r["seq"])
     replayed = await _replayed(conn, wanted) if wanted else {}
-    return [
-        Listed(replayed[r["event_id"]] if r["order_id"] is not None
-               else Envelope(r["event_id"], r["type"], iso(r["created_at"]), r["livemode"], msgspec.json.decode(r["data"])),
-               r["created_at"], r["tiebreak"])
-        for r in rows
-    ]
+    return [Listed(_envelope(r, replayed), r["created_at"], r["tiebreak"]) for r in rows]
+
+
+def _envelope(row, replayed: dict[str, Envelope]) -> Envelope:
+    if row["public"] is not None:
+        return _decode_published(row["public"])  # as published: the same envelope its webhooks carried
+    if row["order_id"] is not None:
+        return replayed[row["event_id"]]  # recorded before events kept their public form (migration 011)
+    return Envelope(row["event_id"], row["type"], iso(row["created_at"]), row["livemode"],
+                    msgspec.json.decode(row["data"]))
 
 
 async def find(conn: asyncpg.Connection, merchant_id: str, livemode: bool, event_id: str) -> Envelope | None:

@@ -86,3 +86,24 @@ async def test_query_refusals(merchant):
                                ("cursor=nope", "invalid_cursor", "cursor"), ("since=1", "unknown_parameter", "since")):
         status, body = await merchant.get(f"/b2b/v1/events?{query}")
         assert (status, body["error"]["code"], body["error"]["param"]) == (422, code, param), query
+
+
+async def test_an_event_is_served_as_published_not_as_todays_code_would_render_it(stack, merchant, redis, keys):
+    """The stored public bytes are what the API serves: rewriting the internal event (what a change of `decide` or
+    `evolve` would amount to for a replay) leaves the envelope merchants read as it was delivered."""
+    created = await quick(merchant)
+    listing = (await merchant.get(f"/b2b/v1/events?order_id={created['order_id']}"))[1]
+    first = next(e for e in listing["data"] if e["type"] == "order.created")
+    published = (await _published(redis, keys, {first["id"]}))[first["id"]]
+    assert first == published
+    await stack.pool.execute("UPDATE events SET data = jsonb_set(data, '{amount}', '1') WHERE event_id = $1",
+                             first["id"])
+    status, again = await merchant.get(f"/b2b/v1/events/{first['id']}")
+    assert status == 200 and again == published and again["data"]["amount"] == created["amount_due"]
+
+
+async def test_an_event_recorded_before_public_bytes_were_kept_is_rendered_by_replay(stack, merchant):
+    created = await quick(merchant)
+    listing = (await merchant.get(f"/b2b/v1/events?order_id={created['order_id']}"))[1]
+    await stack.pool.execute("UPDATE events SET public = NULL WHERE order_id = $1", created["order_id"])
+    assert (await merchant.get(f"/b2b/v1/events?order_id={created['order_id']}"))[1] == listing
