@@ -1,6 +1,6 @@
-"""The public form of an event: the envelope merchants read and webhooks deliver.
-
-Built in one place so that no payload ever carries `external_ref` (SPEC 6).
+"""The public form of an event: the envelope merchants read and webhooks deliver, its data mapped explicitly from
+the event and the order (contract/events.py), so no internal rename can reach a payload and none carries
+`external_ref` (SPEC 6).
 """
 
 from __future__ import annotations
@@ -11,12 +11,9 @@ import msgspec
 
 from actors import messages as m
 from actors.order import Order
+from contract import events as ev
 from service import money
 from service.clock import iso
-
-_AMOUNTS = {"amount", "amount_paid", "amount_due", "unit_amount"}
-_PRIVATE = {"type", "at", "external_ref", "merchant_id", "livemode", "order_id"}
-_FLATTENED = ("session", "destination")
 
 
 class PublicEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -24,46 +21,87 @@ class PublicEvent(msgspec.Struct, frozen=True, kw_only=True):
     type: str
     created_at: str
     livemode: bool
-    data: dict[str, Any]
+    data: Any  # a contract.events struct when published; a dict when read back off the stream
     # Routing facts for consumers of the stream; not part of the merchant-facing envelope.
     merchant_id: str
     order_id: str
     seq: int
 
 
-def _amounts(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: money.format(v) if k in _AMOUNTS and isinstance(v, int) else _amounts(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_amounts(v) for v in value]
-    return value
+def _refund(order: Order, refund_id: str, **fields) -> dict[str, Any]:
+    """A refund's current facts, so each of its events tells the whole story."""
+    r = order.refund(refund_id)
+    return dict(refund_id=r.refund_id, refund_status=r.status.value, amount=money.format(r.amount), reason=r.reason,
+                refund_to_address=r.refund_to_address, refund_network=r.refund_network,
+                refund_token_address=r.refund_token_address, link_token=r.link_token) | fields
 
 
-def _subject(fields: dict[str, Any], order: Order) -> dict[str, Any]:
-    """The refund's or token's current fields, so each of its events tells the whole story."""
-    refund = order.refund(fields["refund_id"]) if "refund_id" in fields else None
-    if refund is not None:
-        return {"refund_status": refund.status.value, "amount": refund.amount, "reason": refund.reason,
-                "refund_to_address": refund.refund_to_address, "refund_network": refund.refund_network,
-                "refund_token_address": refund.refund_token_address, "link_token": refund.link_token}
-    token = order.token(fields.get("token") or fields.get("old_token") or "")
-    if token is not None:
-        return {"refund_request_status": token.status.value, "amount": token.amount,
-                "expires_at": iso(token.expires_at), "ref_type": token.ref_type, "ref_value": token.ref_value}
-    return {}
+def _token(order: Order, token: str) -> dict[str, Any]:
+    """A refund request's current facts."""
+    t = order.token(token)
+    return dict(refund_request_status=t.status.value, amount=money.format(t.amount), expires_at=iso(t.expires_at),
+                ref_type=t.ref_type, ref_value=t.ref_value)
 
 
-def public_data(event: m.Event, order: Order) -> dict[str, Any]:
-    fields = {k: v for k, v in msgspec.to_builtins(event).items() if k not in _PRIVATE}
-    for name in _FLATTENED:
-        fields.update(fields.pop(name, None) or {})
-    # The order's own fields go last: an event's integer order_number must not replace the spec's string.
-    return {
-        **_amounts({**_subject(fields, order), **fields}),
-        "order_id": order.order_id,
-        "order_number": str(order.order_number),
-        "order_status": order.status.value,
-    }
+def public_data(event: m.Event, order: Order):
+    """The event's public data: one explicit mapping per event type, from the event and the order after it."""
+    o = dict(order_id=order.order_id, order_number=str(order.order_number), order_status=order.status.value)
+    match event:
+        case m.OrderCreated():
+            items = [ev.LineItem(name=i.name, quantity=i.quantity, unit_amount=money.format(i.unit_amount))
+                     for i in event.line_items]
+            return ev.OrderCreated(**o, amount=money.format(event.amount), line_items=items,
+                                   metadata=dict(event.metadata))
+        case m.SessionOpened():
+            s = event.session
+            return ev.SessionCreated(**o, amount_due=money.format(event.amount_due), session_id=s.session_id,
+                                     session_key=s.session_key, expires_at=iso(s.expires_at),
+                                     success_url=s.success_url, cancel_url=s.cancel_url)
+        case m.SessionSuperseded() | m.SessionExpired() | m.SessionCompleted():
+            return ev.SessionChanged(**o, session_id=event.session_id)
+        case m.PaymentReceived():
+            return ev.PaymentReceived(**o, payment_id=event.payment_id, network=event.network, tx_hash=event.tx_hash,
+                                      token_address=event.token_address, amount=money.format(event.amount),
+                                      session_id=event.session_id, late=event.late)
+        case m.OrderPartiallyPaid():
+            return ev.OrderPartiallyPaid(**o, amount_paid=money.format(event.amount_paid),
+                                         amount_due=money.format(event.amount_due))
+        case m.OrderPaid() | m.OrderResolved():
+            return ev.OrderSettled(**o, amount_paid=money.format(event.amount_paid))
+        case m.OrderCanceled():
+            return ev.OrderCanceled(**o, reason=event.reason, note=event.note)
+        case m.OrderReopened():
+            return ev.OrderReopened(**o)
+        case m.RefundRequested():
+            return ev.RefundRequested(**o, **_refund(order, event.refund_id), source=event.source, note=event.note,
+                                      token=event.token)
+        case m.RefundApproved() | m.RefundCanceled():
+            return ev.RefundChanged(**o, **_refund(order, event.refund_id))
+        case m.RefundRejected():
+            return ev.RefundChanged(**o, **_refund(order, event.refund_id, reason=event.reason))
+        case m.RefundTxSubmitted() | m.RefundExecuted():
+            return ev.RefundTransfer(**o, **_refund(order, event.refund_id), network=event.network,
+                                     tx_hash=event.tx_hash, token_address=event.token_address)
+        case m.RefundTxFailed():
+            return ev.RefundTransferFailed(**o, **_refund(order, event.refund_id, reason=event.reason),
+                                           network=event.network, tx_hash=event.tx_hash)
+        case m.TokenSubmitted():
+            return ev.TokenSubmitted(**o, **_refund(order, event.refund_id), token=event.token)
+        case m.TokenMinted():
+            return ev.TokenCreated(**o, token=event.token, **_token(order, event.token), source=event.source,
+                                   metadata=dict(event.metadata), hide_summary=event.hide_summary,
+                                   hide_header=event.hide_header)
+        case m.TokenExpired():
+            return ev.TokenExpired(**o, token=event.token, **_token(order, event.token))
+        case m.TokenCanceled():
+            return ev.TokenCanceled(**o, token=event.token, **_token(order, event.token), reason=event.reason)
+        case m.RenewalRequested():
+            return ev.RenewalRequested(**o, token=event.token, **_token(order, event.token),
+                                       customer_note=event.customer_note)
+        case m.TokenRenewed():
+            return ev.TokenRenewed(**o, old_token=event.old_token, new_token=event.new_token,
+                                   **_token(order, event.old_token))
+    raise TypeError(f"no public form for {type(event).__name__}")
 
 
 def publish(event_id: str, seq: int, event: m.Event, order: Order) -> PublicEvent:

@@ -8,7 +8,7 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
-from web import contract
+from contract import api as contract
 from web.routes import PREFIX, ROUTES
 
 _SIGNED = [{"clientId": [], "timestamp": [], "signature": []}]

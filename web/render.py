@@ -1,4 +1,4 @@
-"""From the order's state to the API's public shapes (web/contract.py): one explicit mapping per shape."""
+"""From the order's state to the API's public shapes (contract/api.py): one explicit mapping per shape."""
 
 from __future__ import annotations
 
@@ -9,11 +9,10 @@ import msgspec
 from aiohttp import web
 
 from actors.state import Order, Refund, RefundToken, Session
+from contract import api as contract
 from service import money
 from service.clock import iso
 from service.config import Settings
-from web import contract
-
 
 _encode = msgspec.json.Encoder().encode
 R = TypeVar("R", bound=contract.Refund)

@@ -19,4 +19,4 @@ class Route(NamedTuple):
     # The handler's only effect is the one command it submits: the request's signature is spent together
     # with that command, in one Redis call, instead of in a call of its own before the handler runs.
     one_command: bool = False
-    response: type | None = None  # its answer's shape (web/contract.py), for the OpenAPI document
+    response: type | None = None  # its answer's shape (contract/api.py), for the OpenAPI document

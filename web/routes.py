@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web import bodies, contract
+from contract import api as contract
+from web import bodies
 from web.context import ONE_COMMAND
 from web.route import Route
 from web.views import (

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web import contract
+from contract import api as contract
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.pagination import Page
 from web.render import respond
 from web.route import Route
 from webhooks import events as event_log
-
 
 EVENT_LIST = contract.page_of(contract.Event)
 

@@ -9,8 +9,9 @@ from aiohttp import web
 
 from actors import messages as m
 from actors.order import Order, OrderStatus
+from contract import api as contract
 from service import bounds, money
-from web import bodies, contract, lookups
+from web import bodies, lookups
 from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx
 from web.errors import ApiError

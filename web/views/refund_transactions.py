@@ -8,8 +8,9 @@ from aiohttp import web
 
 from actors import messages as m
 from actors.state import RefundStatus
+from contract import api as contract
 from service.clock import iso
-from web import bodies, contract, destinations, lookups
+from web import bodies, destinations, lookups
 from web.commands import Ids, body, submit
 from web.context import ctx
 from web.errors import ApiError

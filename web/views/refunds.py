@@ -5,8 +5,9 @@ from __future__ import annotations
 from aiohttp import web
 
 from actors import messages as m
+from contract import api as contract
 from service import merchants
-from web import bodies, contract, destinations, lookups
+from web import bodies, destinations, lookups
 from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx
 from web.errors import ApiError

@@ -5,8 +5,9 @@ from __future__ import annotations
 from aiohttp import web
 from msgspec.structs import replace
 
+from contract import api as contract
 from service import merchants
-from web import bodies, contract, destinations, idempotency
+from web import bodies, destinations, idempotency
 from web.commands import body
 from web.context import ctx
 from web.render import respond

@@ -5,7 +5,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from actors import messages as m
-from web import bodies, contract, lookups
+from contract import api as contract
+from web import bodies, lookups
 from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx
 from web.errors import ApiError
