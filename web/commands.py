@@ -82,5 +82,7 @@ async def submit(request: web.Request, ids: Ids, command: m.Command) -> Order:
         raise ApiError(503, "service_unavailable", "The command queue is unavailable; retry shortly.") from None
     if not reply.ok:
         f = reply.error
-        raise ApiError(f.status, f.code, f.message, f.param)
+        # A server-side failure names its command, for the operators to find it among the dead letters.
+        named = {"command_id": envelope.command_id} if f.status >= 500 else {}
+        raise ApiError(f.status, f.code, f.message, f.param, **named)
     return _decode_order(reply.state)

@@ -5,23 +5,23 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import asyncpg
-import redis.asyncio as aioredis
 from aiohttp import web
 
 from service.clock import Clock, utcnow
 from service.config import Settings
 from service.merchants import ApiKey
-from web.key_cache import KeyCache
 from service.secrets import DerivedKeys, Vault
+from streams.connection import Client
 from streams.names import Keys
 from streams.producer import CommandBus
+from web.key_cache import KeyCache
 
 
 @dataclass
 class Context:
     settings: Settings
     pool: asyncpg.Pool
-    redis: aioredis.Redis
+    redis: Client
     keys: Keys
     vault: Vault
     bus: CommandBus

@@ -11,7 +11,7 @@ import math
 from typing import NamedTuple
 
 from aiohttp import web
-from redis.exceptions import ResponseError
+from redis.exceptions import NoScriptError
 
 from web.context import CALLER, ctx
 from web.errors import ApiError
@@ -72,9 +72,7 @@ async def take(request: web.Request, bucket: str, per_second: float, burst: int,
     try:
         # By its digest: on every request, the script's text would cost more bytes than the rest of the call.
         allowed, remaining, retry_ms, reset_ms = await c.bus.pipeliner.call("EVALSHA", _TAKE_SHA, *args)
-    except ResponseError as exc:
-        if not str(exc).startswith("NOSCRIPT"):
-            raise
+    except NoScriptError:
         allowed, remaining, retry_ms, reset_ms = await c.bus.pipeliner.call("EVAL", _TAKE, *args)
     return Verdict(bool(allowed), burst, remaining, retry_ms, reset_ms)
 

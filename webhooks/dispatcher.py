@@ -18,12 +18,14 @@ from datetime import datetime, timedelta
 
 import asyncpg
 import msgspec
-import redis.asyncio as aioredis
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from actors.publication import PublicEvent
 from service.clock import Clock, utcnow
 from service.secrets import Vault
+from streams.connection import Client
 from streams.names import WEBHOOKS_GROUP, Keys
 from webhooks import endpoints, outcomes, schedule, store
 from webhooks.events import Envelope, from_public
@@ -46,7 +48,7 @@ class Lane:
 
 
 class Dispatcher:
-    def __init__(self, pool: asyncpg.Pool, redis: aioredis.Redis, keys: Keys, vault: Vault,
+    def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, vault: Vault,
                  settings: WebhookSettings = WebhookSettings(), *, clock: Clock = utcnow,
                  jitter: schedule.Jitter = schedule.uniform_jitter, group: str = WEBHOOKS_GROUP, consumer: str = ""):
         self.pool, self.redis, self.keys, self.vault = pool, redis, keys, vault
@@ -69,11 +71,7 @@ class Dispatcher:
 
     async def start(self, from_id: str = "0") -> None:
         """From the stream's start by default: the endpoints' creation times decide what is theirs."""
-        try:
-            await self.redis.xgroup_create(self.keys.events, self.group, id=from_id, mkstream=True)
-        except ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
+        await self._make_group(from_id)
         await self.sender.start()
         self._writer = asyncio.create_task(self._write_loop())
 
@@ -96,12 +94,26 @@ class Dispatcher:
                 await self._writer
         await self.sender.close()
 
+    async def _make_group(self, from_id: str) -> None:
+        try:
+            await self.redis.xgroup_create(self.keys.events, self.group, id=from_id, mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
     async def run(self, stop: asyncio.Event) -> None:
         await self.reclaim()
         while not stop.is_set():
             try:
                 await self.consume(block_ms=500)
-            except (OSError, ConnectionError, asyncpg.PostgresError, asyncpg.InterfaceError) as exc:
+            except ResponseError as exc:
+                if not str(exc).startswith("NOGROUP"):
+                    raise
+                # Redis lost its data (a restart without persistence): read the new stream from its start.
+                log.warning("webhooks: the events stream lost its consumer group; making it again")
+                await self._make_group("0")
+            except (OSError, ConnectionError, RedisConnectionError, RedisTimeoutError, asyncpg.PostgresError,
+                    asyncpg.InterfaceError) as exc:
                 log.warning("webhooks: dependency unavailable (%s); retrying", exc)
                 await asyncio.sleep(0.5)
 

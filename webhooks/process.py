@@ -5,12 +5,12 @@ from __future__ import annotations
 import asyncio
 import logging
 
-import redis.asyncio as aioredis
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from service import db
 from service.config import Settings
 from service.secrets import Vault, master_keys
+from streams import connection
 from streams.names import WEBHOOKS_GROUP, Keys
 from webhooks import settings as webhook_settings
 from webhooks.dispatcher import Dispatcher
@@ -34,7 +34,7 @@ def _guarded(job):
 async def serve(settings: Settings, stop: asyncio.Event) -> None:
     hooks = webhook_settings.load()
     pool = await db.connect(settings.database_url, min_size=2, max_size=6)
-    redis = aioredis.Redis.from_url(settings.redis_url)
+    redis = connection.connect(settings.redis_url)
     keys = Keys(settings.redis_prefix, settings.partitions)
     dispatcher = Dispatcher(pool, redis, keys, Vault(*master_keys(settings.master_key, settings.data_dir)), hooks)
     await dispatcher.start()

@@ -139,13 +139,16 @@ async def test_pipeliner_callers_learn_that_redis_is_unreachable():
         await unreachable.aclose()
 
 
-async def test_pipeliner_reconnects_after_its_connection_is_dropped(real_redis, keys):
-    pipe = Pipeliner(real_redis)
+async def test_pipeliner_reconnects_after_its_connections_are_dropped(real_redis, keys):
     name = f"pipeliner-{keys.prefix.rstrip(':')}"
+    named = aioredis.Redis.from_url(REDIS_URL, client_name=name)  # every connection it opens carries the name
+    pipe = Pipeliner(named)
     try:
-        assert await pipe.call("CLIENT", "SETNAME", name) == b"OK"
-        [ours] = [c for c in await real_redis.client_list() if c["name"] == name]
-        await real_redis.client_kill_filter(_id=ours["id"])
+        await asyncio.gather(*[pipe.call("INCR", keys.prefix + "before") for _ in range(20)])
+        killed = {int(c["id"]) for c in await real_redis.client_list() if c["name"] == name}
+        assert killed
+        for client_id in killed:
+            await real_redis.client_kill_filter(_id=client_id)
         for _ in range(50):  # the calls in flight when it broke fail; a later one goes through again
             try:
                 assert await asyncio.wait_for(pipe.call("INCR", keys.prefix + "after"), 2) >= 1
@@ -154,6 +157,7 @@ async def test_pipeliner_reconnects_after_its_connection_is_dropped(real_redis, 
                 await asyncio.sleep(0.05)
         else:
             raise AssertionError("the pipeliner never reconnected")
-        assert await pipe.call("CLIENT", "ID") != int(ours["id"])  # a new connection, not the killed one
+        assert await pipe.call("CLIENT", "ID") not in killed  # a new connection, not a killed one
     finally:
         await pipe.stop()
+        await named.aclose()
