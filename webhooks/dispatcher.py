@@ -107,6 +107,8 @@ class Dispatcher:
             try:
                 await self.consume(block_ms=500)
             except ResponseError as exc:
+                if str(exc).startswith("UNBLOCKED"):  # its node became a replica (a failover): read again
+                    continue
                 if not str(exc).startswith("NOGROUP"):
                     raise
                 # Redis lost its data (a restart without persistence): read the new stream from its start.

@@ -9,7 +9,13 @@ import secrets
 
 import pytest
 
-from streams.connection import blocking_reader, connect, is_cluster, read_group, stream_entries
+from streams.connection import (
+    blocking_reader,
+    connect,
+    is_cluster,
+    read_group,
+    stream_entries,
+)
 from streams.pipeliner import Pipeliner
 from tests.conftest import REDIS_URL
 
