@@ -79,7 +79,8 @@ async def submit(request: web.Request, ids: Ids, command: m.Command) -> Order:
             command_id=envelope.command_id,
         ) from None
     except (RedisError, ConnectionError, OSError):
-        raise ApiError(503, "service_unavailable", "The command queue is unavailable; retry shortly.") from None
+        raise ApiError(503, "service_unavailable", "The command queue is unavailable; retry shortly.",
+                       command_id=envelope.command_id) from None
     if not reply.ok:
         f = reply.error
         # A server-side failure names its command, for the operators to find it among the dead letters.

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import logging
 import re
 
+import asyncpg
 import msgspec
 from aiohttp import web
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
+
+log = logging.getLogger(__name__)
+# Redis or PostgreSQL out of reach: the request did nothing, or (a command already queued) is answered on retry.
+_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, ConnectionError, asyncpg.PostgresConnectionError,
+                asyncpg.InterfaceError, OSError)
 
 _TYPES = {
     400: "invalid_request_error",
@@ -66,3 +75,13 @@ async def error_middleware(request: web.Request, handler):
             )
             return ApiError(exc.status, code, exc.reason).response()
         raise
+    except _UNAVAILABLE as exc:
+        if not request.path.startswith("/b2b/"):
+            raise
+        log.warning("%s %s: a dependency is unavailable (%r)", request.method, request.path, exc)
+        return ApiError(503, "service_unavailable", "A service dependency is unavailable; retry shortly.").response()
+    except Exception:
+        if not request.path.startswith("/b2b/"):
+            raise
+        log.exception("%s %s failed", request.method, request.path)
+        return ApiError(500, "internal_error", "The request failed on our side; retry it with the same Idempotency-Key.").response()

@@ -10,35 +10,20 @@ import asyncio
 import json
 import os
 import secrets
-import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 
-import aiohttp
 import pytest
-from cryptography.fernet import Fernet
 
-from service import db, merchants
-from service.secrets import Vault
 from streams.connection import connect
-from tests.conftest import database
-from tests.support.client import Signed
+from tests.support.processes import created, deployment
 from tests.webhooks.support import Receiver, register
 
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTER_URL = os.environ.get("TEST_REDIS_CLUSTER_URL", "redis+cluster://127.0.0.1:7001")
 PORTS = range(7001, 7007)
-QUICK = "/b2b/v1/checkout-sessions/quick"
 DEST = {"refund_to_address": "0x52908400098527886E0F7030069857D2E4169EE7", "refund_network": "ethereum",
         "refund_token_address": "0xdAC17F958D2ee523a2206206994597C13D831ec7"}
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -48,84 +33,10 @@ def cluster() -> str:
     return CLUSTER_URL
 
 
-class Service:
-    """The processes of one deployment on the cluster, with a database and key prefix of their own."""
-
-    def __init__(self, env: dict[str, str], base_url: str):
-        self.env, self.base_url = env, base_url
-        self.procs: dict[str, subprocess.Popen] = {}
-
-    def start(self, name: str, *args: str) -> subprocess.Popen:
-        self.procs[name] = subprocess.Popen([sys.executable, "-m", "service", *args], env=self.env, cwd=ROOT)
-        return self.procs[name]
-
-    def stop(self) -> None:
-        for proc in self.procs.values():
-            if proc.poll() is None:
-                proc.terminate()
-        for proc in self.procs.values():
-            try:
-                proc.wait(10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-
-
 @pytest.fixture
 async def service(cluster):
-    async with database(f"svc_cluster_{secrets.token_hex(4)}") as url:
-        port = _free_port()
-        env = dict(os.environ, DATABASE_URL=url, REDIS_URL=cluster, REDIS_PREFIX=f"cl{secrets.token_hex(3)}:",
-                   PARTITIONS="8", LEASE_TTL_MS="1500", REPLY_TIMEOUT_S="5", PORT=str(port),
-                   SERVICE_MASTER_KEY=Fernet.generate_key().decode(), LOG_LEVEL="WARNING",
-                   WEBHOOK_SWEEP_INTERVAL_S="0.2", WEBHOOK_RECLAIM_IDLE_MS="500")
-        svc = Service(env, f"http://127.0.0.1:{port}")
-        svc.start("web", "web")
-        svc.start("actors-1", "actors")
-        svc.start("actors-2", "actors")
-        svc.start("scheduler", "scheduler")
-        svc.start("webhooks", "webhooks")
-        pool = await db.connect(url, min_size=1, max_size=4)
-        http = aiohttp.ClientSession()
-        try:
-            pair = await merchants.create(pool, Vault(env["SERVICE_MASTER_KEY"].encode()), "Cluster")
-            client = Signed(http, svc.base_url, pair.public_key, pair.secret_key, pair.merchant_id)
-            await _until_answered(client)
-            yield svc, client, pool
-        finally:
-            svc.stop()
-            await http.close()
-            await pool.close()
-
-
-async def _until_answered(client: Signed, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            status, body = await client.post(QUICK, {"amount": "1.00"})
-            if status == 201:
-                return
-        except aiohttp.ClientError:
-            pass
-        if time.monotonic() > deadline:
-            raise AssertionError("the service on the cluster never answered")
-        await asyncio.sleep(0.2)
-
-
-async def _created(client: Signed, key: str, amount: str = "2.00", attempts: int = 40) -> dict:
-    """A quick session, retried with its Idempotency-Key through 503 and 504 answers, as a merchant's
-    backend would. Concurrent calls differ in amount: the client signs identical requests a second apart."""
-    for _ in range(attempts):
-        try:
-            status, body = await client.post(QUICK, {"amount": amount}, headers={"Idempotency-Key": key})
-        except aiohttp.ClientError:
-            status, body = 0, None
-        if status == 201:
-            return body
-        assert status in (0, 503, 504), (status, body)
-        if status in (503, 504):
-            assert "command_id" in body["error"] or body["error"]["code"] == "service_unavailable", body
-        await asyncio.sleep(0.25)
-    raise AssertionError(f"{key} was never created")
+    async with deployment(cluster, ("web", "actors-1", "actors-2", "scheduler", "webhooks")) as deployed:
+        yield deployed
 
 
 async def test_session_payment_refund_and_webhook(service):
@@ -133,7 +44,7 @@ async def test_session_payment_refund_and_webhook(service):
     receiver = await Receiver().start()
     try:
         await register(client, receiver.url, ["payment.settled", "payment.refund.approved"])
-        session = await _created(client, "flow-1", "10.00")
+        session = await created(client, "flow-1", "10.00")
         order_id = session["order_id"]
         status, paid = await client.post(f"/b2b/v1/test-helpers/orders/{order_id}/payments",
                                          {"amount": "10.00", "network": "ethereum", "token_address": "0xT",
@@ -154,7 +65,7 @@ async def test_session_payment_refund_and_webhook(service):
 async def test_a_killed_worker_s_partitions_are_taken_over(service):
     svc, client, pool = service
     svc.procs["actors-1"].kill()
-    sessions = await asyncio.gather(*[_created(client, f"takeover-{n}", f"{n + 1}.00") for n in range(40)])
+    sessions = await asyncio.gather(*[created(client, f"takeover-{n}", f"{n + 1}.00") for n in range(40)])
     assert len({s["order_id"] for s in sessions}) == 40
     count = await pool.fetchval("SELECT count(*) FROM orders WHERE order_id = ANY($1)", [s["order_id"] for s in sessions])
     assert count == 40
@@ -188,7 +99,7 @@ async def test_a_primary_failed_over_in_the_middle_of_traffic_loses_nothing(serv
 
     async def later(n: int) -> dict:
         await asyncio.sleep(n * 0.02)  # three seconds of traffic, the failover a second in
-        return await _created(client, f"failover-{n}", f"{n + 1}.00")
+        return await created(client, f"failover-{n}", f"{n + 1}.00")
 
     traffic = [asyncio.create_task(later(n)) for n in range(150)]
     await asyncio.sleep(1)

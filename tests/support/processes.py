@@ -1,0 +1,111 @@
+"""The service's processes as real subprocesses, and a merchant backend's patient calls to them."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import secrets
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+from cryptography.fernet import Fernet
+
+from service import db, merchants
+from service.secrets import Vault
+from tests.conftest import database
+from tests.support.client import Signed
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICK = "/b2b/v1/checkout-sessions/quick"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class Processes:
+    """The processes of one deployment, with a database and key prefix of their own."""
+
+    def __init__(self, env: dict[str, str], base_url: str):
+        self.env, self.base_url = env, base_url
+        self.procs: dict[str, subprocess.Popen] = {}
+
+    def start(self, name: str, *args: str) -> subprocess.Popen:
+        self.procs[name] = subprocess.Popen([sys.executable, "-m", "service", *args], env=self.env, cwd=ROOT)
+        return self.procs[name]
+
+    def stop(self) -> None:
+        for proc in self.procs.values():
+            if proc.poll() is None:
+                proc.terminate()
+        for proc in self.procs.values():
+            try:
+                proc.wait(10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+
+
+async def until_answered(client: Signed, timeout: float = 30) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            status, body = await client.post(QUICK, {"amount": "1.00"})
+            if status == 201:
+                return
+        except aiohttp.ClientError:
+            pass
+        if time.monotonic() > deadline:
+            raise AssertionError("the service never answered")
+        await asyncio.sleep(0.2)
+
+
+async def created(client: Signed, key: str, amount: str = "2.00", attempts: int = 40) -> dict:
+    """A quick session, retried with its Idempotency-Key through 503 and 504 answers, as a merchant's
+    backend would. Concurrent calls differ in amount: the client signs identical requests a second apart."""
+    for _ in range(attempts):
+        try:
+            status, body = await client.post(QUICK, {"amount": amount}, headers={"Idempotency-Key": key})
+        except aiohttp.ClientError:
+            status, body = 0, None
+        if status == 201:
+            return body
+        assert status in (0, 503, 504), (status, body)
+        if status == 504:  # queued, not answered in time: it names the command the retry will be answered by
+            assert body["error"]["code"] == "command_timeout" and body["error"]["command_id"].startswith("cmd_"), body
+        await asyncio.sleep(0.25)
+    raise AssertionError(f"{key} was never created")
+
+
+
+
+@contextlib.asynccontextmanager
+async def deployment(redis_url: str, processes: tuple[str, ...] = ("web", "actors")):
+    """The named processes (an actors process may be named actors-1, actors-2...) on a database of their own,
+    answering; yields them, a merchant's signed client and a pool on the database."""
+    async with database(f"svc_deploy_{secrets.token_hex(4)}") as url:
+        port = free_port()
+        env = dict(os.environ, DATABASE_URL=url, REDIS_URL=redis_url, REDIS_PREFIX=f"dp{secrets.token_hex(3)}:",
+                   PARTITIONS="8", LEASE_TTL_MS="1500", REPLY_TIMEOUT_S="5", PORT=str(port),
+                   SERVICE_MASTER_KEY=Fernet.generate_key().decode(), LOG_LEVEL="WARNING",
+                   WEBHOOK_SWEEP_INTERVAL_S="0.2", WEBHOOK_RECLAIM_IDLE_MS="500")
+        procs = Processes(env, f"http://127.0.0.1:{port}")
+        for name in processes:
+            procs.start(name, name.split("-")[0])
+        pool = await db.connect(url, min_size=1, max_size=4)
+        http = aiohttp.ClientSession()
+        try:
+            pair = await merchants.create(pool, Vault(env["SERVICE_MASTER_KEY"].encode()), "Deployed")
+            client = Signed(http, procs.base_url, pair.public_key, pair.secret_key, pair.merchant_id)
+            await until_answered(client)
+            yield procs, client, pool
+        finally:
+            procs.stop()
+            await http.close()
+            await pool.close()
