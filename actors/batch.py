@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 import msgspec
 
+from actors import invariants
 from actors import messages as m
 from actors.errors import Refused
 from actors.order import Order, decide, evolve
@@ -25,6 +26,9 @@ class Decided(msgspec.Struct):
     fresh: list[Outcome]  # the commands not recorded before: their dedupe rows are written now
     changed: dict[str, Order]  # each order that appended events, as it stands after the batch
     encoded: dict[str, bytes]  # those orders as JSON, for the reply and the snapshot
+    # Commands that break the core's invariants: no producer of this service sends one, so each is answered as
+    # the system's fault, recorded nowhere, and set aside for the operators with the refusal.
+    broken: dict[str, m.DomainFailure] = {}
 
 
 def _numbered(cmd: m.Command) -> bool:
@@ -58,7 +62,12 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
             cmd = msgspec.structs.replace(cmd, order_number=next(numbers[(cmd.merchant_id, cmd.livemode)]))
         order_id = cmd.order_id
         current = decided.changed[order_id] if order_id in decided.changed else held.get(order_id)
-        outcome, state, state_json = _decide(env.command_id, env.request_hash, cmd, current)
+        try:
+            outcome, state, state_json = _decide(env.command_id, env.request_hash, cmd, current)
+        except Refused as breach:
+            decided.broken[env.command_id] = breach.failure
+            decided.outcomes.append(internal_error(env))
+            continue
         if outcome.appended:
             decided.changed[order_id] = state
             decided.encoded[order_id] = state_json
@@ -96,8 +105,14 @@ def failed(env: m.Envelope, for_its_content: bool) -> Outcome:
 
 
 def internal_error(env: m.Envelope) -> Outcome:
-    """The answer to a command the core kept raising on, now in the dead-letter stream: it records nothing."""
+    """The answer to a command now in the dead-letter stream (the core kept raising on it, or no producer of
+    this service could have sent it): it records nothing."""
     return _refused(env, _INTERNAL_ERROR)
+
+
+def internal_error_reply(command_id: str) -> bytes:
+    """The same answer, to an entry that named its command but did not decode as one."""
+    return _encode(m.Reply(command_id=command_id, ok=False, error=_INTERNAL_ERROR))
 
 
 def _refused(env: m.Envelope, failure: m.DomainFailure) -> Outcome:
@@ -111,6 +126,8 @@ def _decide(command_id: str, request_hash: str, cmd: m.Command,
     try:
         events = decide(current, cmd)
     except Refused as refusal:
+        if refusal.failure.code == invariants.CODE:
+            raise
         reply = m.Reply(command_id=command_id, ok=False, error=refusal.failure)
         return Outcome(command_id, cmd.order_id, request_hash, _encode(reply)), current, b""
     state = current

@@ -405,6 +405,13 @@ class DomainFailure(msgspec.Struct, frozen=True, gc=False):
     param: str | None = None
 
 
+class Addressed(msgspec.Struct, frozen=True):
+    """What an entry says of its command even when the rest of it does not decode: who waits for the answer."""
+
+    command_id: str = ""
+    reply_to: str | None = None
+
+
 class Reply(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     command_id: str
     ok: bool

@@ -23,7 +23,7 @@ import asyncpg
 import msgspec
 from redis import exceptions as redis_errors
 
-from actors import batch, store
+from actors import batch, intake, store
 from actors import messages as m
 from actors.leases import Leases
 from actors.order import Order
@@ -35,6 +35,7 @@ from streams.pipeliner import Pipeliner
 
 log = logging.getLogger(__name__)
 _decode_envelope = msgspec.json.Decoder(m.Envelope).decode
+_decode_addressed = msgspec.json.Decoder(m.Addressed).decode
 CACHE_SIZE = 50_000
 REPLY_STREAM_MAXLEN = 10_000
 TRIM_EVERY_S = 30.0
@@ -64,13 +65,17 @@ class Message(msgspec.Struct):
     envelope: m.Envelope | None
     fields: dict
     deliveries: int = 1  # how often Redis has handed this entry out, this time included
+    undecodable: str = ""  # why there is no envelope
+    addressed: m.Addressed = m.Addressed()  # of an undecodable entry, whatever names its command and caller
 
 
 class Failure(msgspec.Struct, frozen=True):
-    """A command the core raised on (not a refusal): retried, then set aside with this account."""
+    """A command that cannot be applied, set aside with this account: one the core raised on (not a refusal) is
+    retried first; one refused at intake or for breaking an invariant never could be."""
 
     error: str
-    trace: str
+    trace: str = ""
+    retry: bool = False
 
 
 class Lane:
@@ -97,13 +102,14 @@ class Lane:
 class Worker:
     def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, worker_id: str,
                  lease_ttl_ms: int = 5000, batch_size: int = 500, lanes: int = 2, *,
-                 max_deliveries: int = 5, retention_s: int = 86_400):
+                 max_deliveries: int = 5, retention_s: int = 86_400, max_skew_s: float = 300):
         self.pool = pool
         self.redis = redis
         self.keys = keys
         self.worker_id = worker_id
         self.batch_size = batch_size
         self.max_deliveries = max_deliveries
+        self.max_skew_s = max_skew_s
         self.retention_s = retention_s
         self.lanes = [Lane(n, blocking_reader(redis)) for n in range(lanes)]
         self.tasks: dict[asyncio.Task, Lane | None] = {}  # the running lanes, and the lease keeper (None)
@@ -113,6 +119,7 @@ class Worker:
         self._cache: OrderedDict[str, Order] = OrderedDict()
         self._reclaim: set[int] = set()
         self._serving: set[int] = set()  # owned partitions the lanes may read
+        self._stream_partition = {keys.commands(p): p for p in range(keys.partitions)}
 
     async def run(self, stop: asyncio.Event) -> None:
         """Serve until stopped. A lane or the lease keeper that ends for any other reason is logged with its
@@ -159,8 +166,8 @@ class Worker:
             try:
                 await self._refresh_leases()
                 if time.monotonic() - trimmed_at >= TRIM_EVERY_S:
-                    await self._trim()
                     trimmed_at = time.monotonic()
+                    await self._trim()
             except _INFRA_ERRORS as exc:
                 log.warning("worker %s: leases not renewed (%s); retrying", self.worker_id, exc)
             try:
@@ -263,14 +270,25 @@ class Worker:
     @staticmethod
     def _message(stream: str, entry_id: bytes, fields: dict, deliveries: int = 1) -> Message:
         try:
-            envelope = _decode_envelope(fields[b"m"])
+            return Message(stream, entry_id, _decode_envelope(fields[b"m"]), fields, deliveries)
+        except KeyError:
+            why = "no field `m`"
+        except msgspec.DecodeError as exc:  # garbage, an unknown command kind, a field of the wrong type
+            why = str(exc)
+        try:
+            addressed = _decode_addressed(fields[b"m"])
         except (KeyError, msgspec.DecodeError):
-            envelope = None
-        return Message(stream, entry_id, envelope, fields, deliveries)
+            addressed = m.Addressed()
+        return Message(stream, entry_id, None, fields, deliveries, f"undecodable: {why}", addressed)
 
     async def _handle(self, lane: Lane, conn: asyncpg.Connection, messages: list[Message]) -> None:
         readable = [msg for msg in messages if msg.envelope is not None]
-        envelopes = [msg.envelope for msg in readable]
+        now = utcnow()
+        refused = {msg.entry_id: Failure(reason) for msg in readable
+                   if (reason := intake.refusal(msg.envelope, msg.entry_id, self._stream_partition[msg.stream],
+                                                self.keys.partition_of(msg.envelope.command.order_id), now,
+                                                self.max_skew_s))}
+        envelopes = [msg.envelope for msg in readable if msg.entry_id not in refused]
         published = lane.take_published()
         try:
             outcomes: list[store.Outcome | Failure] = await self._apply(conn, envelopes, published)
@@ -283,6 +301,9 @@ class Worker:
         except BaseException:
             lane.published += published
             raise
+        if refused:
+            applied = iter(outcomes)
+            outcomes = [refused[msg.entry_id] if msg.entry_id in refused else next(applied) for msg in readable]
         _crash_if("after_commit")
         await lane.finish_previous()
         lane.finishing = asyncio.create_task(self._finish(lane, messages, readable, outcomes))
@@ -292,11 +313,14 @@ class Worker:
         # One reply entry per web process and batch: each holds a JSON array of that process's replies.
         replies: dict[str, list[bytes]] = {}
         retried: set[bytes] = set()
-        dead: list[tuple[Message, Failure]] = [(msg, _UNDECODABLE) for msg in messages if msg.envelope is None]
+        dead = [(msg, Failure(msg.undecodable)) for msg in messages if msg.envelope is None]
+        for msg, _ in dead:
+            if msg.addressed.command_id and msg.addressed.reply_to:
+                replies.setdefault(msg.addressed.reply_to, []).append(batch.internal_error_reply(msg.addressed.command_id))
         answered: list[store.Outcome] = []
         for msg, outcome in zip(readable, outcomes):
             if isinstance(outcome, Failure):
-                if msg.deliveries < self.max_deliveries:
+                if outcome.retry and msg.deliveries < self.max_deliveries:
                     retried.add(msg.entry_id)  # left pending: read again, and counted, by the next claim
                     self._reclaim.add(self.keys.partition_of(msg.envelope.command.order_id))
                     continue
@@ -320,11 +344,11 @@ class Worker:
             lane.published.append(appended[0].event_id)  # a batch's outbox row is named by its first event
 
     def _dead_letter(self, msg: Message, failure: Failure) -> tuple:
-        log.error("worker %s: command %s on %s set aside after %d deliveries: %s", self.worker_id,
-                  msg.envelope.command_id if msg.envelope else "(undecodable)", msg.stream, msg.deliveries,
-                  failure.error)
+        command_id = msg.envelope.command_id if msg.envelope else msg.addressed.command_id
+        log.error("worker %s: command %s (entry %s of %s) set aside after %d deliveries: %s", self.worker_id,
+                  command_id or "-", msg.entry_id.decode(), msg.stream, msg.deliveries, failure.error)
         return ("XADD", self.keys.dead_letters, "*", "stream", msg.stream, "entry_id", msg.entry_id,
-                "command_id", msg.envelope.command_id if msg.envelope else "", "deliveries", msg.deliveries,
+                "command_id", command_id, "deliveries", msg.deliveries,
                 "error", failure.error, "trace", failure.trace, "at", utcnow().isoformat(),
                 "m", msg.fields.get(b"m", b""))
 
@@ -335,10 +359,15 @@ class Worker:
         if 0 in self.leases.owned:
             streams.append(self.keys.events)
         for stream in streams:
-            await retention.trim(self.redis, stream, self.retention_s)
+            try:
+                await retention.trim(self.redis, stream, self.retention_s)
+            except _INFRA_ERRORS:
+                raise
+            except Exception:  # one stream's trouble leaves the others, and the leases, to go on
+                log.exception("worker %s: trimming %s failed", self.worker_id, stream)
 
     async def _apply(self, conn: asyncpg.Connection, envelopes: list[m.Envelope],
-                     published: list[str]) -> list[store.Outcome]:
+                     published: list[str]) -> list[store.Outcome | Failure]:
         prepared = await store.prepare(conn, batch.wanted(envelopes, self._cache))
         for order in prepared.orders.values():
             self._remember(order)
@@ -356,7 +385,10 @@ class Worker:
             raise
         for order in decided.changed.values():
             self._remember(order)
-        return decided.outcomes
+        if not decided.broken:
+            return decided.outcomes
+        return [Failure(f"{decided.broken[o.command_id].code}: {decided.broken[o.command_id].message}")
+                if o.command_id in decided.broken else o for o in decided.outcomes]
 
     async def _apply_alone(self, conn: asyncpg.Connection, env: m.Envelope) -> store.Outcome | Failure:
         self._cache.pop(env.command.order_id, None)
@@ -372,7 +404,7 @@ class Worker:
             return batch.failed(env, isinstance(exc, (asyncpg.DataError, asyncpg.CheckViolationError)))
         except Exception as exc:
             log.exception("command %s raised in the core", env.command_id)
-            return Failure(f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc, limit=-8)))
+            return Failure(f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc, limit=-8)), retry=True)
 
     def _remember(self, order: Order) -> None:
         self._cache[order.order_id] = order
@@ -390,9 +422,6 @@ class Worker:
                 [("XADD", self.keys.events, "*", "e", payload) for _batch_id, payloads in rows for payload in payloads])
             await store.drop_outbox(conn, [batch_id for batch_id, _ in rows])
         return len(rows)
-
-
-_UNDECODABLE = Failure("undecodable: no command envelope in field `m`", "")
 
 
 def _by_stream(messages: list[Message]) -> dict[str, list[bytes]]:

@@ -2,9 +2,12 @@
 beside the bare baseline (bench/baseline.py), measured in the same run on the same machine.
 
     python bench/run.py --concurrency 64 --seconds 15 --workers 2
+    python bench/run.py --no-baseline --rounds 10 --seconds 60 --retention 120   # Redis memory over 10 minutes
 
-Prints requests/s, p50, p99 and peak RSS per process for both. The load comes from wrk
-(`apt-get install wrk`) replaying pre-signed requests, so the load generator costs little CPU.
+Prints requests/s, p50, p99 and peak RSS per process for both, and Redis `used_memory` before and after
+each round of load. The load comes from wrk (`apt-get install wrk`) replaying pre-signed requests, so
+the load generator costs little CPU; each round signs its requests afresh (signatures are accepted once,
+within 300 s of their timestamp).
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pathlib import Path
 import aiohttp
 import asyncpg
 import psutil
+import redis.asyncio as aioredis
 from cryptography.fernet import Fernet
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -133,13 +137,13 @@ async def load(base_url: str, pair, args, seconds: float, tag: str) -> dict:
             "errors": int(errors.group(1)) if errors else 0}
 
 
-async def measure(name, procs, url, pair, args) -> dict:
+async def measure(name, procs, url, pair, args, tag: str = "") -> dict:
     await wait_http(url)
-    await load(url, pair, args, 2, f"{name}-warm")
+    await load(url, pair, args, 2, f"{name}{tag}-warm")
     stop = asyncio.Event()
     sampler = RssSampler(procs)
     sampling = asyncio.create_task(sampler.run(stop))
-    result = await load(url, pair, args, args.seconds, name)
+    result = await load(url, pair, args, args.seconds, name + tag)
     stop.set()
     await sampling
     result["peak_rss_mb"] = {k: round(v / 2**20, 1) for k, v in sampler.peak.items()}
@@ -150,6 +154,23 @@ async def measure(name, procs, url, pair, args) -> dict:
           f"  errors {result['errors']}  peak RSS MB {result['peak_rss_mb']}"
           f"  CPU ms/request {result['cpu_ms_per_request']}", flush=True)
     return result
+
+
+async def redis_memory(url: str) -> str:
+    client = aioredis.Redis.from_url(url)
+    try:
+        return (await client.info("memory"))["used_memory_human"]
+    finally:
+        await client.aclose()
+
+
+async def drop_keys(url: str, prefix: str) -> None:
+    client = aioredis.Redis.from_url(url)
+    try:
+        async for key in client.scan_iter(match=f"{prefix}*", count=10_000):
+            await client.unlink(key)
+    finally:
+        await client.aclose()
 
 
 async def main() -> None:
@@ -163,6 +184,9 @@ async def main() -> None:
     parser.add_argument("--workdir", default="/tmp")
     parser.add_argument("--admin-url", default=os.environ.get("BENCH_DATABASE_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"))
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0"))
+    parser.add_argument("--rounds", type=int, default=1, help="rounds of --seconds of load on the pipeline")
+    parser.add_argument("--retention", type=int, help="STREAM_RETENTION_S of the pipeline's processes")
+    parser.add_argument("--no-baseline", action="store_true", help="measure the pipeline alone")
     args = parser.parse_args()
 
     run = secrets.token_hex(3)
@@ -180,6 +204,8 @@ async def main() -> None:
 
         env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=args.redis_url, REDIS_PREFIX=f"bench{run}:",
                    SERVICE_MASTER_KEY=master, LOG_LEVEL="WARNING")
+        if args.retention is not None:
+            env["STREAM_RETENTION_S"] = str(args.retention)
         # The load is one merchant's: lift its rate limit the way an operator would, so the bench measures the
         # pipeline and not the bucket.
         subprocess.run([sys.executable, "-m", "service", "merchants", "limits", pair.merchant_id, "--rps", "1000000",
@@ -188,7 +214,9 @@ async def main() -> None:
         baseline = subprocess.Popen([sys.executable, str(ROOT / "bench" / "baseline.py"), "--port", str(base_port)], env=env)
         procs.append(baseline)
         print(f"load: wrk, {args.concurrency} connections, {args.seconds:.0f} s each, one machine", flush=True)
-        base = await measure("baseline", {"baseline": baseline}, f"http://127.0.0.1:{base_port}", pair, args)
+        base = None
+        if not args.no_baseline:
+            base = await measure("baseline", {"baseline": baseline}, f"http://127.0.0.1:{base_port}", pair, args)
         baseline.terminate()
         baseline.wait()
 
@@ -199,8 +227,13 @@ async def main() -> None:
             pipeline[f"actors{n + 1}"] = subprocess.Popen([sys.executable, "-m", "service", "actors"], env=env, cwd=ROOT)
         procs += pipeline.values()
         await asyncio.sleep(1.5)  # leases
-        full = await measure("pipeline", pipeline, f"http://127.0.0.1:{pipe_port}", pair, args)
-        print(f"pipeline / baseline throughput: {full['rps'] / base['rps']:.2f}", flush=True)
+        print(f"redis used_memory before: {await redis_memory(args.redis_url)}", flush=True)
+        for round_ in range(args.rounds):
+            full = await measure("pipeline", pipeline, f"http://127.0.0.1:{pipe_port}", pair, args, f"-{round_}")
+            print(f"redis used_memory after round {round_ + 1} of {args.rounds}: {await redis_memory(args.redis_url)}",
+                  flush=True)
+        if base is not None:
+            print(f"pipeline / baseline throughput: {full['rps'] / base['rps']:.2f}", flush=True)
     finally:
         for proc in procs:
             if proc.poll() is None:
@@ -208,6 +241,7 @@ async def main() -> None:
                 proc.wait(10)
         await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
+        await drop_keys(args.redis_url, f"bench{run}:")
 
 
 if __name__ == "__main__":

@@ -34,6 +34,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     stream_retention_s: int = 86_400
     # Deliveries of a command on which the core raises before it goes to the dead-letter stream.
     command_max_deliveries: int = 5
+    # How far a command's time may be from the time Redis appended it (and that from the worker's clock).
+    command_max_skew_s: int = 300
     scheduler_interval_s: float = 1.0
     max_body_bytes: int = 1024 * 1024
     max_line_items: int = 100
@@ -70,6 +72,7 @@ _ENV = {
     "actor_lanes": "ACTOR_LANES",
     "stream_retention_s": "STREAM_RETENTION_S",
     "command_max_deliveries": "COMMAND_MAX_DELIVERIES",
+    "command_max_skew_s": "COMMAND_MAX_SKEW_S",
     "scheduler_interval_s": "SCHEDULER_INTERVAL_S",
     "max_body_bytes": "MAX_BODY_BYTES",
     "max_line_items": "MAX_LINE_ITEMS",
@@ -92,7 +95,7 @@ def load(environ: dict[str, str] | None = None, **overrides) -> Settings:
         raise ConfigError("PARTITIONS must be at least 1")
     if settings.actor_lanes < 1:
         raise ConfigError("ACTOR_LANES must be at least 1")
-    for name in ("command_max_deliveries", "max_body_bytes", "max_line_items", "rate_limit_rps", "rate_limit_burst", "page_rate_limit_rps",
+    for name in ("command_max_deliveries", "command_max_skew_s", "max_body_bytes", "max_line_items", "rate_limit_rps", "rate_limit_burst", "page_rate_limit_rps",
                  "page_rate_limit_burst"):
         if getattr(settings, name) < 1:
             raise ConfigError(f"{_ENV[name]} must be at least 1")

@@ -59,7 +59,8 @@ async def _actors(settings: Settings) -> None:
     worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
     worker = Worker(pool, redis, Keys(settings.redis_prefix, settings.partitions), worker_id,
                     settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes,
-                    max_deliveries=settings.command_max_deliveries, retention_s=settings.stream_retention_s)
+                    max_deliveries=settings.command_max_deliveries, retention_s=settings.stream_retention_s,
+                    max_skew_s=settings.command_max_skew_s)
     print(f"actors: worker {worker_id} serving {settings.partitions} partitions", flush=True)
     _settle_garbage_collector()
 

@@ -30,8 +30,10 @@ async def keep_from(redis: Client, stream: str, retention_s: float, now_ms: int 
     floor = (max(now_ms - int(retention_s * 1000), 0), 0)
     for group in await redis.xinfo_groups(stream):
         name = group["name"].decode() if isinstance(group["name"], bytes) else group["name"]
-        if group["pending"]:
-            first = _id((await redis.xpending(stream, name))["min"])
+        # Acknowledged since XINFO answered: no pending entry left, and its last delivered one is the mark.
+        oldest_pending = (await redis.xpending(stream, name))["min"] if group["pending"] else None
+        if oldest_pending is not None:
+            first = _id(oldest_pending)
         else:
             ms, seq = _id(group["last-delivered-id"])
             first = (ms, seq + 1)

@@ -64,6 +64,8 @@ async def settings(database_url, tmp_path_factory):
         # tests/integration/test_rate_limits.py holds the limits to account on an app of its own.
         page_rate_limit_rps=10_000,
         page_rate_limit_burst=10_000,
+        # Timer tests run the scheduler on a clock hours ahead of the worker's.
+        command_max_skew_s=86_400,
     )
     r = aioredis.Redis.from_url(REDIS_URL)
     async for key in r.scan_iter(match=f"{prefix}*", count=1000):
@@ -118,7 +120,7 @@ async def running(settings, pool, redis, keys):
     await server.start_server()
     stop = asyncio.Event()
     worker = Worker(pool, redis, keys, f"test-worker-{secrets.token_hex(4)}", settings.lease_ttl_ms,
-                    settings.batch_size, settings.actor_lanes)
+                    settings.batch_size, settings.actor_lanes, max_skew_s=settings.command_max_skew_s)
     task = asyncio.create_task(worker.run(stop))
     http = aiohttp.ClientSession()
     try:
