@@ -13,6 +13,7 @@ import pytest
 
 from streams.names import ACTORS_GROUP
 
+
 def _keep(_command: dict) -> None:
     pass
 
