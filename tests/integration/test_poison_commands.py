@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from datetime import timedelta
 
 import pytest
 import redis.asyncio as aioredis
@@ -14,21 +13,15 @@ import redis.asyncio as aioredis
 from actors import batch
 from actors import messages as m
 from actors.runtime import Worker
-from service.clock import utcnow
 from streams.names import ACTORS_GROUP, Keys
 from streams.producer import CommandBus
+from tests.support.commands import create_order
 
 MAX_DELIVERIES = 3
 
 
-def _create_order(order_id: str | None = None) -> m.Envelope:
-    now = utcnow()
-    create = m.CreateOrder(order_id=order_id or f"ord_{secrets.token_hex(12)}", merchant_id="mer_poison",
-                           livemode=False, at=now, amount=1_000_000,
-                           session=m.NewSession(session_id=f"cs_{secrets.token_hex(12)}",
-                                                session_key=f"cs_test_{secrets.token_hex(24)}",
-                                                expires_at=now + timedelta(minutes=5)))
-    return m.Envelope(command_id=f"cmd_{secrets.token_hex(12)}", command=create)
+def _create_order() -> m.Envelope:
+    return create_order("mer_poison")
 
 
 @pytest.fixture

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from datetime import timedelta
 
 import pytest
 import redis.asyncio as aioredis
@@ -12,19 +11,13 @@ from redis.exceptions import RedisError
 
 from actors import messages as m
 from actors.runtime import Worker
-from service.clock import utcnow
 from streams.names import Keys
 from streams.producer import CommandBus, ReplyTimeout
+from tests.support.commands import create_order
 
 
 def _create_order() -> m.Envelope:
-    now = utcnow()
-    create = m.CreateOrder(order_id=f"ord_{secrets.token_hex(12)}", merchant_id="mer_worker_start", livemode=False,
-                           at=now, amount=1_000_000,
-                           session=m.NewSession(session_id=f"cs_{secrets.token_hex(12)}",
-                                                session_key=f"cs_test_{secrets.token_hex(24)}",
-                                                expires_at=now + timedelta(minutes=5)))
-    return m.Envelope(command_id=f"cmd_{secrets.token_hex(12)}", command=create)
+    return create_order("mer_worker_start")
 
 
 @pytest.fixture
