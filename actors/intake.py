@@ -6,7 +6,8 @@ replayed today is old by design, so its time is checked here and never by `decid
 A command's `at` is compared with the time Redis stamped on its entry when it was appended, and that
 stamp with the worker's clock. Commands that waited in their partition while no worker ran (an outage,
 a deploy) are then still accepted when a worker comes back; a command whose `at` was altered, or an
-entry appended with a made-up id, is not.
+entry appended with a made-up id, is not. A dead letter put back by an operator names the entry it was
+first read from, and that entry's time counts.
 """
 
 from __future__ import annotations

@@ -133,11 +133,13 @@ class Worker:
             while not stop.is_set():
                 done, _ = await asyncio.wait([stopping, *self.tasks], return_when=asyncio.FIRST_COMPLETED)
                 for task in done - {stopping}:
+                    if stop.is_set():  # it ended because it was told to
+                        break
                     lane = self.tasks.pop(task)
                     what = "the lease keeper" if lane is None else f"lane {lane.number}"
-                    exc = task.exception() if not task.cancelled() else asyncio.CancelledError()
+                    exc = asyncio.CancelledError() if task.cancelled() else task.exception()
                     log.error("worker %s: %s stopped; starting it again", self.worker_id, what,
-                              exc_info=(type(exc), exc, exc.__traceback__))
+                              exc_info=(type(exc), exc, exc.__traceback__) if exc else None)
                     if lane is not None:
                         await self._reset(lane)
                     await asyncio.sleep(RESTART_DELAY_S)
@@ -286,7 +288,8 @@ class Worker:
         readable = [msg for msg in messages if msg.envelope is not None]
         now = utcnow()
         refused = {msg.entry_id: Failure(reason) for msg in readable
-                   if (reason := intake.refusal(msg.envelope, msg.entry_id, self._stream_partition[msg.stream],
+                   if (reason := intake.refusal(msg.envelope, msg.fields.get(b"first_entry", msg.entry_id),
+                                                self._stream_partition[msg.stream],
                                                 self.keys.partition_of(msg.envelope.command.order_id), now,
                                                 self.max_skew_s))}
         envelopes = [msg.envelope for msg in readable if msg.entry_id not in refused]

@@ -151,6 +151,64 @@ def cmd_replay(args) -> int:
     return 0 if report.get("matches") else 1
 
 
+async def _on_streams(work):
+    """Run work(redis, keys, settings) against the configured Redis."""
+    from streams.connection import connect
+    from streams.names import Keys
+
+    settings = config.load()
+    if not settings.redis_url:
+        raise SystemExit("REDIS_URL must be set")
+    redis = connect(settings.redis_url)
+    try:
+        return await work(redis, Keys(settings.redis_prefix, settings.partitions), settings)
+    finally:
+        await redis.aclose()
+
+
+def cmd_streams_status(args) -> int:
+    import msgspec
+
+    from streams import inspect
+
+    found = asyncio.run(_on_streams(lambda redis, keys, settings: inspect.status(
+        redis, keys, settings.lease_ttl_ms, args.max_lag, args.max_pending_age)))
+    print(msgspec.json.format(msgspec.json.encode(found)).decode() if args.json else inspect.table(found))
+    return 1 if found.problems else 0
+
+
+def cmd_deadletters(args) -> int:
+    import msgspec
+
+    from streams import dead_letters
+
+    async def work(redis, keys, _settings):
+        if args.action == "list":
+            return await dead_letters.listed(redis, keys, args.count)
+        if args.action == "show":
+            return await dead_letters.show(redis, keys, args.id)
+        if args.action == "retry":
+            return {"retried": args.id, "entry_id": await dead_letters.retry(redis, keys, args.id)}
+        await dead_letters.drop(redis, keys, args.id)
+        return {"dropped": args.id}
+
+    try:
+        result = asyncio.run(_on_streams(work))
+    except dead_letters.NotFound as exc:
+        print(f"no dead letter {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(msgspec.json.format(msgspec.json.encode(result)).decode())
+    elif args.action == "list":
+        for letter in result:
+            print(f"{letter.id}  {letter.stream}  {letter.command_id or '-'}  x{letter.deliveries}  {letter.error}")
+    elif args.action == "show":
+        print("\n".join(f"{k}: {v}" for k, v in msgspec.structs.asdict(result).items()))
+    else:
+        print(" ".join(f"{k} {v}" for k, v in result.items()))
+    return 0
+
+
 def cmd_process(args) -> int:
     from service import processes
 
@@ -278,6 +336,27 @@ def parser() -> argparse.ArgumentParser:
     new_user.add_argument("--password", help="asked for (twice, not echoed) when left out")
     new_user.add_argument("--json", action="store_true")
     usr.set_defaults(run=cmd_users)
+
+    streams = sub.add_parser("streams", help="command partitions, events, replies and dead letters")
+    streams_sub = streams.add_subparsers(dest="action", required=True)
+    st = streams_sub.add_parser("status", help="length, lag, pending and lease of every stream; exit 1 past a limit")
+    st.add_argument("--max-lag", type=int, help="entries a group may leave unread")
+    st.add_argument("--max-pending-age", type=float, help="seconds the oldest pending entry may wait")
+    st.add_argument("--json", action="store_true")
+    st.set_defaults(run=cmd_streams_status)
+
+    dead = sub.add_parser("deadletters", help="commands set aside because they could not be applied")
+    dead_sub = dead.add_subparsers(dest="action", required=True)
+    dl_list = dead_sub.add_parser("list")
+    dl_list.add_argument("--count", type=_positive, default=100)
+    dl_list.add_argument("--json", action="store_true")
+    for action, text in (("show", "one dead letter, with its trace and command"),
+                         ("retry", "back onto its partition, under its original command id"),
+                         ("drop", "delete it")):
+        a = dead_sub.add_parser(action, help=text)
+        a.add_argument("id", help="the dead letter's entry id")
+        a.add_argument("--json", action="store_true")
+    dead.set_defaults(run=cmd_deadletters)
 
     rep = sub.add_parser("replay", help="rebuild an order from its events and compare with the stored state")
     rep.add_argument("order_id")

@@ -1,0 +1,124 @@
+"""`service streams status` and `service deadletters`, run as the people on call run them, against real
+Redis with known traffic."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import secrets
+import subprocess
+import sys
+from pathlib import Path
+
+from actors import batch
+from streams.names import ACTORS_GROUP, Keys
+from tests.support.commands import create_order
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def service(settings, prefix: str, partitions: int, *args: str) -> tuple[int, str]:
+    env = dict(os.environ, REDIS_URL=settings.redis_url, REDIS_PREFIX=prefix, PARTITIONS=str(partitions),
+               LEASE_TTL_MS="5000", LOG_LEVEL="WARNING")
+    done = subprocess.run([sys.executable, "-m", "service", *args], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    return done.returncode, done.stdout
+
+
+async def test_status_counts_lag_pending_and_leases(settings, redis):
+    keys = Keys(f"{settings.redis_prefix}ops{secrets.token_hex(3)}:", 2)
+    stream = keys.commands(0)
+    await redis.xgroup_create(stream, ACTORS_GROUP, id="0", mkstream=True)
+    for _ in range(5):
+        await redis.xadd(stream, {"m": create_order("mer_ops").command_id.encode()})
+    await redis.xreadgroup(ACTORS_GROUP, "w1", {stream: ">"}, count=2)  # read, never acknowledged
+    await redis.set(keys.lease(0), "w1", px=5000)
+    await redis.xadd(keys.dead_letters, {"stream": stream, "command_id": "cmd_x", "error": "boom"})
+
+    code, out = service(settings, keys.prefix, 2, "streams", "status", "--json")
+    assert code == 0, out
+    found = json.loads(out)
+    p0, p1 = found["partitions"]
+    [group] = p0["stream"]["groups"]
+    assert (p0["stream"]["length"], group["lag"], group["pending"], group["oldest_pending_deliveries"]) == (5, 3, 2, 1)
+    assert p0["lease_holder"] == "w1" and 0 <= p0["lease_renewed_s_ago"] < 5
+    assert p1["stream"]["length"] == 0 and p1["lease_holder"] is None
+    assert found["dead_letters"] == {stream: 1} and found["problems"] == []
+
+    code, out = service(settings, keys.prefix, 2, "streams", "status", "--max-lag", "2")
+    assert code == 1 and "PROBLEM partition 0: group actors lags 3 entries (over 2)" in out
+    await asyncio.sleep(0.3)
+    code, out = service(settings, keys.prefix, 2, "streams", "status", "--max-pending-age", "0.2", "--json")
+    assert code == 1 and "oldest pending entry is" in json.loads(out)["problems"][0]
+    await redis.delete(keys.lease(0))
+    code, out = service(settings, keys.prefix, 2, "streams", "status", "--json")
+    assert code == 1 and json.loads(out)["problems"] == [
+        "partition 0: commands waiting and no worker holds its lease"]
+
+
+async def test_dead_letters_listed_shown_retried_once_fixed_and_dropped(stack, settings, keys, redis, monkeypatch):
+    command = create_order("mer_ops_dead")
+    decide = batch.decide
+
+    def raising(current, cmd):
+        if cmd.order_id == command.command.order_id:
+            raise RuntimeError("a bug since fixed")
+        return decide(current, cmd)
+
+    monkeypatch.setattr(batch, "decide", raising)
+    await redis.xadd(keys.commands(keys.partition_of(command.command.order_id)), {"m": command_bytes(command)})
+    letter = await _dead_letter_of(settings, command.command_id)
+    assert letter["deliveries"] == 5 and letter["error"] == "RuntimeError: a bug since fixed"
+
+    code, out = service(settings, settings.redis_prefix, settings.partitions, "deadletters", "show", letter["id"],
+                        "--json")
+    shown = json.loads(out)
+    assert code == 0 and "raising" in shown["trace"] and json.loads(shown["command"])["command_id"] == command.command_id
+
+    monkeypatch.setattr(batch, "decide", decide)  # the fix is deployed
+    code, out = service(settings, settings.redis_prefix, settings.partitions, "deadletters", "retry", letter["id"])
+    assert code == 0 and out.startswith(f"retried {letter['id']}")
+    for _ in range(50):
+        if await stack.pool.fetchval("SELECT count(*) FROM orders WHERE order_id = $1", command.command.order_id):
+            break
+        await asyncio.sleep(0.1)
+    else:
+        raise AssertionError("the retried command was never applied")
+    assert letter["id"] not in [d["id"] for d in await _letters(settings)]
+
+    # A second copy of the same command, set aside and retried, is answered from the record: applied once.
+    dead_id = await redis.xadd(keys.dead_letters, {"stream": keys.commands(keys.partition_of(command.command.order_id)),
+                                                   "entry_id": "1-0", "command_id": command.command_id,
+                                                   "deliveries": "1", "error": "copy", "m": command_bytes(command)})
+    code, _ = service(settings, settings.redis_prefix, settings.partitions, "deadletters", "retry", dead_id.decode())
+    assert code == 0
+    await asyncio.sleep(1)
+    assert await stack.pool.fetchval("SELECT count(*) FROM events WHERE order_id = $1", command.command.order_id) == 2
+
+    dead_id = await redis.xadd(keys.dead_letters, {"stream": "x", "error": "to drop"})
+    assert service(settings, settings.redis_prefix, settings.partitions, "deadletters", "drop", dead_id.decode())[0] == 0
+    assert dead_id.decode() not in [d["id"] for d in await _letters(settings)]
+    assert service(settings, settings.redis_prefix, settings.partitions, "deadletters", "drop", dead_id.decode())[0] == 1
+
+
+def command_bytes(envelope) -> bytes:
+    import msgspec
+
+    return msgspec.json.encode(envelope)
+
+
+async def _letters(settings) -> list[dict]:
+    code, out = service(settings, settings.redis_prefix, settings.partitions, "deadletters", "list", "--count",
+                        "10000", "--json")
+    assert code == 0
+    return json.loads(out)
+
+
+async def _dead_letter_of(settings, command_id: str) -> dict:
+    for _ in range(50):
+        found = [d for d in await _letters(settings) if d["command_id"] == command_id]
+        if found:
+            return found[0]
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"{command_id} never reached the dead letters")
