@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import msgspec
+
 from actors import batch
 from streams.names import ACTORS_GROUP, Keys
 from tests.support.commands import create_order
@@ -103,8 +105,6 @@ async def test_dead_letters_listed_shown_retried_once_fixed_and_dropped(stack, s
 
 
 def command_bytes(envelope) -> bytes:
-    import msgspec
-
     return msgspec.json.encode(envelope)
 
 
