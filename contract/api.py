@@ -263,6 +263,7 @@ class ErrorDetail(msgspec.Struct, kw_only=True):
     message: str
     param: str | None = None
     command_id: str | None = None
+    request_id: str | None = None  # the answer's X-Request-Id
 
 
 class Error(msgspec.Struct, kw_only=True):

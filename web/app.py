@@ -14,7 +14,7 @@ from service.secrets import Vault, derived_keys, master_keys
 from streams import connection
 from streams.names import Keys
 from streams.producer import CommandBus
-from web import dashboard, openapi, pages, rate_limits, refund_pages, routes
+from web import dashboard, health, openapi, pages, rate_limits, refund_pages, request_ids, routes
 from web.auth import signature_middleware
 from web.context import CONTEXT, Context
 from web.errors import error_middleware
@@ -25,11 +25,13 @@ log = logging.getLogger(__name__)
 
 def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
     app = web.Application(
-        middlewares=[error_middleware, body_limit_middleware(settings.max_body_bytes), signature_middleware,
+        middlewares=[request_ids.request_id_middleware, error_middleware,
+                     body_limit_middleware(settings.max_body_bytes), signature_middleware,
                      rate_limits.page_rate_limit_middleware, path_ids_middleware],
         client_max_size=settings.max_body_bytes,
     )
     app.on_response_prepare.append(rate_limits.add_headers)
+    app.on_response_prepare.append(request_ids.add_header)
 
     async def resources(app: web.Application):
         pool = await db.connect(settings.database_url, max_size=20)
@@ -48,6 +50,7 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
     routes.add_routes(app)
     app.router.add_get(routes.PREFIX + "/openapi.json", openapi.serve)
     pages.add_routes(app)
+    health.add_routes(app)
     refund_pages.add_routes(app)
     dashboard.add_routes(app, settings)
     return app

@@ -11,7 +11,9 @@ import msgspec
 from aiohttp import web
 from redis.exceptions import RedisError
 
+from actors import invariants
 from actors import messages as m
+from actors.errors import Refused, not_found
 from actors.order import Order
 from service import money
 from streams.producer import ReplyTimeout, SignatureSpent
@@ -59,8 +61,23 @@ class Ids:
         return f"{prefix}_{digest[: nbytes * 2]}"
 
 
+def checked(command: m.Command) -> m.Command:
+    """The command, once it keeps the order core's bounds: the core sets aside as the system's fault any
+    command that breaks them, so none is sent. An id of the wrong shape (a path's `order_id`, a body's
+    `refund_id`) names nothing that exists: 404, as an unknown id of the right shape gets."""
+    try:
+        invariants.check(command)
+    except Refused as breach:
+        f = breach.failure
+        if f.param and f.param.endswith("_id"):
+            f = not_found(f.param.removesuffix("_id")).failure
+        raise ApiError(f.status, f.code, f.message, f.param) from None
+    return command
+
+
 async def submit(request: web.Request, ids: Ids, command: m.Command) -> Order:
     """Send the command to its order's actor and wait; a refusal becomes an ApiError."""
+    checked(command)
     envelope = m.Envelope(command_id=ids.make("cmd", "command"), command=command,
                           request_hash=request_hash(request.method, request.path, await request.read()))
     c = ctx(request)

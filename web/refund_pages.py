@@ -18,6 +18,7 @@ from service import merchants, money
 from service.ids import random_id
 from web import decoding, destinations, i18n
 from web.commands import amount as parse_amount
+from web.commands import checked
 from web.context import ctx
 from web.errors import ApiError
 from web.pages import params as page_params
@@ -111,7 +112,7 @@ def _check_origin(request: web.Request, token: str, sent: str) -> None:
 
 
 async def _ask(request: web.Request, command: m.Command) -> Order:
-    envelope = m.Envelope(command_id=random_id("cmd"), command=command)
+    envelope = m.Envelope(command_id=random_id("cmd"), command=checked(command))
     try:
         reply = await ctx(request).bus.ask(envelope)
     except ReplyTimeout:
