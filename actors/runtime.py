@@ -29,7 +29,7 @@ from actors.leases import Leases
 from actors.order import Order
 from service.clock import utcnow
 from streams import retention
-from streams.connection import Client, blocking_reader, read_group
+from streams.connection import Client, blocking_reader, close_reader, read_group
 from streams.names import ACTORS_GROUP, Keys
 from streams.pipeliner import Pipeliner
 
@@ -159,8 +159,7 @@ class Worker:
         """After a lane died: whatever it read but did not finish is read again, on a connection of its own."""
         self._reclaim |= self._partitions(lane)
         lane.finishing = None
-        if lane.reader is not self.redis:
-            await lane.reader.aclose()
+        await close_reader(self.redis, lane.reader)
         lane.reader = blocking_reader(self.redis)
 
     async def _keep_leases(self, stop: asyncio.Event) -> None:
@@ -191,8 +190,7 @@ class Worker:
                     await self._reset(lane)
                     await asyncio.sleep(0.5)
         finally:
-            if lane.reader is not self.redis:
-                await lane.reader.aclose()
+            await close_reader(self.redis, lane.reader)
 
     def _partitions(self, lane: Lane) -> set[int]:
         return {p for p in self._serving if p % len(self.lanes) == lane.number}
@@ -296,15 +294,12 @@ class Worker:
         published = lane.take_published()
         try:
             outcomes: list[store.Outcome | Failure] = await self._apply(conn, envelopes, published)
-        except Exception as exc:
+        except BaseException as exc:
             lane.published += published  # the statement that would have dropped them did not commit
-            if isinstance(exc, _INFRA_ERRORS + (asyncpg.PostgresConnectionError,)):
+            if not isinstance(exc, Exception) or isinstance(exc, _INFRA_ERRORS):
                 raise
             log.warning("batch of %d failed (%r); applying one by one", len(envelopes), exc)
             outcomes = [await self._apply_alone(conn, env) for env in envelopes]
-        except BaseException:
-            lane.published += published
-            raise
         if refused:
             applied = iter(outcomes)
             outcomes = [refused[msg.entry_id] if msg.entry_id in refused else next(applied) for msg in readable]
@@ -403,7 +398,7 @@ class Worker:
         try:
             [outcome] = await self._apply(conn, [env], [])
             return outcome
-        except _INFRA_ERRORS + (asyncpg.PostgresConnectionError,):
+        except _INFRA_ERRORS:
             raise
         except asyncpg.PostgresError as exc:
             log.error("command %s refused by the database: %s", env.command_id, exc)

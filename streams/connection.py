@@ -42,6 +42,12 @@ def blocking_reader(redis: Client) -> Client:
     return redis if is_cluster(redis) else redis.client()
 
 
+async def close_reader(redis: Client, reader: Client) -> None:
+    """Close what blocking_reader(redis) opened (a cluster's reader is the client itself, closed by its owner)."""
+    if reader is not redis:
+        await reader.aclose()
+
+
 def stream_entries(reply: Any) -> list[tuple[str, bytes, dict[bytes, bytes]]]:
     """(stream, entry id, fields) of a parsed XREAD or XREADGROUP reply, in order. RESP2 gives a list of
     [stream, entries] pairs, RESP3 a map; an entry deleted while pending has no fields."""

@@ -9,7 +9,7 @@ import logging
 import msgspec
 
 from actors.messages import Envelope, Reply
-from streams.connection import Client, blocking_reader, stream_entries
+from streams.connection import Client, blocking_reader, close_reader, stream_entries
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
 
@@ -104,8 +104,7 @@ class CommandBus:
                     last_id = entry_id
                     self._answer(entry_id, fields)
         finally:
-            if reader is not self.redis:
-                await reader.aclose()
+            await close_reader(self.redis, reader)
 
     def _answer(self, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
         try:
