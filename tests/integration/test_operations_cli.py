@@ -13,9 +13,8 @@ from pathlib import Path
 
 import msgspec
 
-from actors import batch
 from streams.names import ACTORS_GROUP, Keys
-from tests.support.commands import create_order
+from tests.support.commands import create_order, make_core_raise
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -61,14 +60,7 @@ async def test_status_counts_lag_pending_and_leases(settings, redis):
 
 async def test_dead_letters_listed_shown_retried_once_fixed_and_dropped(stack, settings, keys, redis, monkeypatch):
     command = create_order("mer_ops_dead")
-    decide = batch.decide
-
-    def raising(current, cmd):
-        if cmd.order_id == command.command.order_id:
-            raise RuntimeError("a bug since fixed")
-        return decide(current, cmd)
-
-    monkeypatch.setattr(batch, "decide", raising)
+    make_core_raise(monkeypatch, command.command.order_id, "a bug since fixed")
     await redis.xadd(keys.commands(keys.partition_of(command.command.order_id)), {"m": command_bytes(command)})
     letter = await _dead_letter_of(settings, command.command_id)
     assert letter["deliveries"] == 5 and letter["error"] == "RuntimeError: a bug since fixed"
@@ -78,7 +70,7 @@ async def test_dead_letters_listed_shown_retried_once_fixed_and_dropped(stack, s
     shown = json.loads(out)
     assert code == 0 and "raising" in shown["trace"] and json.loads(shown["command"])["command_id"] == command.command_id
 
-    monkeypatch.setattr(batch, "decide", decide)  # the fix is deployed
+    monkeypatch.undo()  # the fix is deployed
     code, out = service(settings, settings.redis_prefix, settings.partitions, "deadletters", "retry", letter["id"])
     assert code == 0 and out.startswith(f"retried {letter['id']}")
     for _ in range(50):

@@ -10,12 +10,11 @@ import secrets
 import pytest
 import redis.asyncio as aioredis
 
-from actors import batch
 from actors import messages as m
 from actors.runtime import Worker
 from streams.names import ACTORS_GROUP, Keys
 from streams.producer import CommandBus
-from tests.support.commands import create_order
+from tests.support.commands import create_order, make_core_raise
 
 MAX_DELIVERIES = 3
 
@@ -43,14 +42,7 @@ async def worker(settings, pool):
 async def test_a_command_the_core_raises_on_is_set_aside_and_the_rest_are_applied(worker, monkeypatch):
     worker, bus, keys, redis = worker
     poison = _create_order()
-    decide = batch.decide
-
-    def raising(current, cmd):
-        if cmd.order_id == poison.command.order_id:
-            raise RuntimeError("a bug met one record")
-        return decide(current, cmd)
-
-    monkeypatch.setattr(batch, "decide", raising)
+    make_core_raise(monkeypatch, poison.command.order_id, "a bug met one record")
     poisoned = asyncio.create_task(bus.ask(poison))
     await asyncio.sleep(0.05)  # on its partition first: the others queue up behind it
     others = [_create_order() for _ in range(100)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from datetime import timedelta
 
+from actors import batch
 from actors import messages as m
 from service.clock import utcnow
 
@@ -18,3 +19,16 @@ def create_order(merchant_id: str, order_id: str | None = None) -> m.Envelope:
                                                 session_key=f"cs_test_{secrets.token_hex(24)}",
                                                 expires_at=now + timedelta(minutes=5)))
     return m.Envelope(command_id=f"cmd_{secrets.token_hex(12)}", command=create)
+
+
+def make_core_raise(monkeypatch, order_id: str, message: str) -> None:
+    """The order core raises RuntimeError(message) on this order's commands, as a bug meeting one record
+    would; `monkeypatch.undo()` deploys the fix."""
+    decide = batch.decide
+
+    def raising(current, cmd):
+        if cmd.order_id == order_id:
+            raise RuntimeError(message)
+        return decide(current, cmd)
+
+    monkeypatch.setattr(batch, "decide", raising)
