@@ -43,12 +43,15 @@ def wanted(envelopes: list[m.Envelope], held: Mapping[str, Order]) -> Wanted:
         # A membership test per command: a set difference with the cache would walk all of it.
         order_ids=list({e.command.order_id for e in envelopes if e.command.order_id not in held}),
         creations=list(creations.values()),
+        transfers=list({(e.command.network, e.command.tx_hash) for e in envelopes
+                        if isinstance(e.command, m.SubmitRefundTx)}),
     )
 
 
 def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[str, Order]) -> Decided:
     known = dict(prepared.recorded)
     numbers = {key: iter(range(first, last + 1)) for key, (first, last) in prepared.numbers.items()}
+    claims = dict(prepared.claims)  # and the claims made by the batch's earlier commands
     decided = Decided([], [], {}, {})
     for env in envelopes:
         if env.command_id in known:
@@ -60,6 +63,8 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
         cmd = env.command
         if not _numbered(cmd):
             cmd = msgspec.structs.replace(cmd, order_number=next(numbers[(cmd.merchant_id, cmd.livemode)]))
+        elif isinstance(cmd, m.SubmitRefundTx):
+            cmd = msgspec.structs.replace(cmd, claimed_by=claims.get((cmd.network, cmd.tx_hash), ""))
         order_id = cmd.order_id
         current = decided.changed[order_id] if order_id in decided.changed else held.get(order_id)
         try:
@@ -71,6 +76,8 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
         if outcome.appended:
             decided.changed[order_id] = state
             decided.encoded[order_id] = state_json
+            if isinstance(cmd, m.SubmitRefundTx):
+                claims[(cmd.network, cmd.tx_hash)] = cmd.refund_id
         known[env.command_id] = Recorded(env.request_hash, outcome.reply)
         decided.outcomes.append(outcome)
         decided.fresh.append(outcome)

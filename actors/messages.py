@@ -124,6 +124,9 @@ class SubmitRefundTx(_Command, tag="submit_refund_tx"):
     network: str
     tx_hash: str
     token_address: str
+    # The refund already holding this transfer, if any: filled in by the actor from refund_transactions just
+    # before deciding (one transfer pays one refund, across orders), never by the sender.
+    claimed_by: str = ""
 
 
 class FailRefundTx(_Command, tag="fail_refund_tx"):

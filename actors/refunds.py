@@ -72,6 +72,9 @@ def cancel(order: Order, cmd: m.CancelRefund) -> list[m.Event]:
 
 def submit_tx(order: Order, cmd: m.SubmitRefundTx) -> list[m.Event]:
     refund = _refund(order, cmd.refund_id)
+    if cmd.network != refund.refund_network:
+        raise Refused(422, "network_mismatch", f"This refund is paid on {refund.refund_network}; a transaction on "
+                                               f"{cmd.network} cannot pay it.", "network")
     attempt = refund.attempt(cmd.network, cmd.tx_hash)
     if attempt is not None and attempt.status == "failed":
         raise Refused(422, "tx_hash_already_refused",
@@ -79,6 +82,10 @@ def submit_tx(order: Order, cmd: m.SubmitRefundTx) -> list[m.Event]:
     if attempt is not None:
         return []  # posted again while verification runs
     _require(refund, RefundStatus.APPROVED, "paid out")
+    if cmd.claimed_by and cmd.claimed_by != refund.refund_id:
+        raise conflict("tx_hash_already_used",
+                       "This transaction was already submitted for another refund; one transfer pays one refund.",
+                       "tx_hash")
     return [m.RefundTxSubmitted(at=cmd.at, refund_id=refund.refund_id, network=cmd.network, tx_hash=cmd.tx_hash,
                                 token_address=cmd.token_address)]
 

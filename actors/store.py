@@ -6,6 +6,7 @@ one dedupe row per command and the outbox rows the relay publishes.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Annotated, NamedTuple
 
@@ -16,6 +17,7 @@ from actors import messages as m
 from actors.columns import Arrays, names
 from actors.order import Order
 from actors.publication import PublicEvent
+from actors.state import Refund, TxAttempt
 
 _encode = msgspec.json.Encoder().encode
 _decode_order = msgspec.json.Decoder(Order).decode
@@ -51,6 +53,7 @@ class Wanted(msgspec.Struct, frozen=True):
     command_ids: list[str]
     order_ids: list[str]  # orders the worker does not hold in memory
     creations: list[tuple[str, str, bool]]  # (command_id, merchant_id, livemode) of orders needing a number
+    transfers: list[tuple[str, str]]  # (network, tx_hash) of refund transfers posted in the batch
 
 
 class Prepared(msgspec.Struct):
@@ -58,6 +61,8 @@ class Prepared(msgspec.Struct):
     orders: dict[str, Order]
     # The order numbers handed to this batch, per (merchant_id, livemode): first and last, inclusive.
     numbers: dict[tuple[str, bool], tuple[int, int]]
+    # The refund holding each of the batch's posted transfers, where one already does.
+    claims: dict[tuple[str, str], str]
 
 
 FIRST_ORDER_NUMBER = 1001
@@ -84,6 +89,8 @@ FROM commands WHERE command_id = ANY($1)
 UNION ALL SELECT 'order', order_id, NULL, NULL, state, NULL, NULL, NULL FROM orders WHERE order_id = ANY($2)
 UNION ALL SELECT 'numbers', merchant_id, NULL, NULL, NULL, livemode, last - n + 1, last
 FROM numbered JOIN wanted USING (merchant_id, livemode)
+UNION ALL SELECT 'claim', t.refund_id, t.network || ' ' || t.tx_hash, NULL, NULL, NULL, NULL, NULL
+FROM refund_transactions t JOIN unnest($7::text[], $8::text[]) AS p(network, tx_hash) USING (network, tx_hash)
 """
 
 
@@ -91,13 +98,18 @@ async def prepare(conn: asyncpg.Connection, wanted: Wanted) -> Prepared:
     """The recorded answers of these commands, the stored state of these orders and the order numbers
     the new orders need, in one round trip."""
     creations = _columns(wanted.creations, 3)
-    rows = await conn.fetch(_PREPARE, wanted.command_ids, wanted.order_ids, *creations, FIRST_ORDER_NUMBER)
-    prepared = Prepared({}, {}, {})
+    transfers = _columns(wanted.transfers, 2)
+    rows = await conn.fetch(_PREPARE, wanted.command_ids, wanted.order_ids, *creations, FIRST_ORDER_NUMBER,
+                            *transfers)
+    prepared = Prepared({}, {}, {}, {})
     for r in rows:
         if r["kind"] == "command":
             prepared.recorded[r["id"]] = Recorded(r["request_hash"], bytes(r["reply"]))
         elif r["kind"] == "order":
             prepared.orders[r["id"]] = _decode_order(r["state"])
+        elif r["kind"] == "claim":
+            network, tx_hash = r["request_hash"].split(" ")  # neither holds a space
+            prepared.claims[(network, tx_hash)] = r["id"]
         else:
             prepared.numbers[(r["id"], r["livemode"])] = (r["first"], r["last"])
     return prepared
@@ -169,12 +181,19 @@ class TokenRow(NamedTuple):
     created_at: Annotated[datetime, "timestamptz"]
 
 
-class VerdictRow(NamedTuple):
+class TransferRow(NamedTuple):
     network: Annotated[str, "text"]
     tx_hash: Annotated[str, "text"]
     refund_id: Annotated[str, "text"]
+    order_id: Annotated[str, "text"]
+    merchant_id: Annotated[str, "text"]
+    livemode: Annotated[bool, "bool"]
+    token_address: Annotated[str, "text"]
+    to_address: Annotated[str, "text"]
+    amount: Annotated[int, "bigint"]
     status: Annotated[str, "text"]
     reason: Annotated[str | None, "text"]
+    submitted_at: Annotated[datetime, "timestamptz"]
 
 
 class CommandRow(NamedTuple):
@@ -209,9 +228,14 @@ WITH new_events AS (
 ), saved_tokens AS (
     INSERT INTO refund_tokens ({names(TokenRow)}) SELECT * FROM {_ARRAYS.unnest(TokenRow)}
     ON CONFLICT (token) DO UPDATE SET status = excluded.status
-), verdicts AS (
-    UPDATE refund_transactions t SET status = v.status, reason = v.reason FROM {_ARRAYS.unnest(VerdictRow, 'v')}
-    WHERE t.network = v.network AND t.tx_hash = v.tx_hash AND t.refund_id = v.refund_id
+), saved_transfers AS (
+    -- (network, tx_hash) is unique across refunds: one transfer pays one refund. The core refused a transfer
+    -- another refund held when the batch was prepared; one claimed by a concurrent batch since then makes
+    -- refund_id NULL here, a not-null violation that fails this batch, whose commands are then decided again
+    -- one by one against the claim now committed.
+    INSERT INTO refund_transactions ({names(TransferRow)}) SELECT * FROM {_ARRAYS.unnest(TransferRow)}
+    ON CONFLICT (network, tx_hash) DO UPDATE SET status = excluded.status, reason = excluded.reason,
+        refund_id = CASE WHEN refund_transactions.refund_id = excluded.refund_id THEN excluded.refund_id END
 )
 INSERT INTO commands ({names(CommandRow)}) SELECT * FROM {_ARRAYS.unnest(CommandRow)}
 """
@@ -240,12 +264,23 @@ async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict
                               r.link_token, r.created_at, r.updated_at) for o in held for r in o.refunds],
         TokenRow: [TokenRow(t.token, o.order_id, o.merchant_id, o.livemode, t.status.value, t.expires_at,
                             t.created_at) for o in held for t in o.tokens],
-        # The web layer claims (network, tx_hash) rows at submit-tx; the actor records verdicts on its claims.
-        VerdictRow: [VerdictRow(a.network, a.tx_hash, r.refund_id, a.status, a.reason)
-                     for o in held for r in o.refunds for a in r.attempts if a.status != "verifying"],
+        TransferRow: [TransferRow(a.network, a.tx_hash, r.refund_id, o.order_id, o.merchant_id, o.livemode,
+                                  a.token_address, r.refund_to_address, r.amount, a.status, a.reason, a.submitted_at)
+                      for o, r, a in _moved_transfers(held, appended)],
         CommandRow: [CommandRow(o.command_id, o.order_id, o.request_hash, o.reply) for o in outcomes],
     }
     await conn.execute(_COMMIT, *_ARRAYS.values(rows))
+
+
+_TRANSFER_EVENTS = (m.RefundTxSubmitted, m.RefundTxFailed, m.RefundExecuted)
+
+
+def _moved_transfers(held: Iterable[Order], appended: list[Appended]) -> list[tuple[Order, Refund, TxAttempt]]:
+    """The refund transfers the batch's events posted or settled, each once, as they stand after the batch."""
+    moved = {(a.event.network, a.event.tx_hash) for a in appended if isinstance(a.event, _TRANSFER_EVENTS)}
+    if not moved:
+        return []
+    return [(o, r, a) for o in held for r in o.refunds for a in r.attempts if (a.network, a.tx_hash) in moved]
 
 
 async def history(conn: asyncpg.Connection, order_id: str) -> list[m.Event]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from actors import messages as m
-from actors.state import RefundStatus
 from chain_watchers import store
 from chain_watchers.base import ChainAdapter, UnknownToken
 from chain_watchers.registry import Network
@@ -23,16 +22,8 @@ async def refunds(watch: Watch, network: Network) -> int:
     due = await store.due_refund_txs(watch.pool, network.slug, watch.now - watch.recheck, watch.options.batch)
     if not due:
         return 0
-    orders = await store.orders(watch.pool, (tx.order_id for tx in due))
     told = 0
     for tx in due:
-        order = orders.get(tx.order_id)
-        refund = order.refund(tx.refund_id) if order else None
-        attempt = refund.attempt(tx.network, tx.tx_hash) if refund else None
-        # The web layer claims the row before the actor records the attempt: a verdict sent earlier would be dropped.
-        # A refund no longer APPROVED (canceled, or executed by another transfer) has nothing left to verify.
-        if attempt is None or attempt.status != "verifying" or refund.status is not RefundStatus.APPROVED:
-            continue
         adapter = await watch.adapter(network)
         verdict = await _refund_verdict(watch, adapter, tx)
         await store.refund_progress(watch.pool, tx, verdict, network.confirmations, watch.now)

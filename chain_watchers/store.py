@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from datetime import datetime
 
 import asyncpg
 import msgspec
 
-from actors.state import Order
 from chain_watchers.verify import Verdict
 from service.ids import derived_id
-
-_decode_order = msgspec.json.Decoder(Order).decode
 
 
 class RefundTx(msgspec.Struct, frozen=True, kw_only=True):
@@ -57,24 +53,25 @@ async def _rows(pool: asyncpg.Pool, kind: type, query: str, *args) -> list:
 
 
 async def due_refund_txs(pool: asyncpg.Pool, network: str, checked_before: datetime, limit: int) -> list[RefundTx]:
+    """Transfers still being verified for a refund still APPROVED (not canceled, nor executed by another
+    transfer). The order actor writes both tables in one commit, so they always agree."""
     return await _rows(
         pool, RefundTx,
-        "SELECT network, tx_hash, refund_id, order_id, merchant_id, livemode, token_address, to_address, amount,"
-        " seen_block, submitted_at FROM refund_transactions WHERE status = 'verifying' AND network = $1"
-        " AND (checked_at IS NULL OR checked_at <= $2) ORDER BY checked_at NULLS FIRST LIMIT $3",
+        "SELECT network, tx_hash, t.refund_id, t.order_id, t.merchant_id, t.livemode, t.token_address, t.to_address,"
+        " t.amount, c.seen_block, t.submitted_at FROM refund_transactions t JOIN refunds r USING (refund_id)"
+        " LEFT JOIN refund_transfer_checks c USING (network, tx_hash) WHERE t.status = 'verifying' AND network = $1"
+        " AND r.status = 'APPROVED'"
+        " AND (c.checked_at IS NULL OR c.checked_at <= $2) ORDER BY c.checked_at NULLS FIRST LIMIT $3",
         network, checked_before, limit)
 
 
-async def orders(pool: asyncpg.Pool, order_ids: Iterable[str]) -> dict[str, Order]:
-    rows = await pool.fetch("SELECT order_id, state FROM orders WHERE order_id = ANY($1)", list(set(order_ids)))
-    return {r["order_id"]: _decode_order(r["state"]) for r in rows}
-
-
 async def refund_progress(pool: asyncpg.Pool, tx: RefundTx, verdict: Verdict, required: int, now: datetime) -> None:
-    """The watcher's columns only: the order actor writes status and reason when it applies a verdict."""
+    """The watcher's own table: the order actor writes the transfer's status when it applies a verdict."""
     await pool.execute(
-        "UPDATE refund_transactions SET confirmations = $3, required = $4, seen_block = $5, checked_at = $6"
-        " WHERE network = $1 AND tx_hash = $2",
+        "INSERT INTO refund_transfer_checks (network, tx_hash, confirmations, required, seen_block, checked_at)"
+        " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (network, tx_hash) DO UPDATE SET"
+        " confirmations = excluded.confirmations, required = excluded.required, seen_block = excluded.seen_block,"
+        " checked_at = excluded.checked_at",
         tx.network, tx.tx_hash, verdict.confirmations, required, verdict.seen_block, now)
 
 

@@ -99,7 +99,7 @@ async def test_refund_transfer_dropped_by_a_reorganisation_is_noticed(shop) -> N
     [tx] = (await shop.read_refund(refund_id))["transactions"]
     assert (tx["status"], tx["confirmations"]) == ("verifying", 2)
     seen_block = await shop.stack.pool.fetchval(
-        "SELECT seen_block FROM refund_transactions WHERE network = 'local' AND tx_hash = $1", tx_hash)
+        "SELECT seen_block FROM refund_transfer_checks WHERE network = 'local' AND tx_hash = $1", tx_hash)
 
     shop.chain.tester.revert_to_snapshot(snapshot)  # the two blocks holding the transfer leave the chain
     await shop.mine(4)
