@@ -16,6 +16,7 @@ from actors.errors import Refused
 from actors.order import Order, decide, evolve
 from actors.publication import publish
 from actors.store import Appended, Outcome, Prepared, Recorded, Wanted
+from actors.views import view_of
 from service.ids import derived_id
 
 _encode = msgspec.json.Encoder().encode
@@ -25,7 +26,8 @@ class Decided(msgspec.Struct):
     outcomes: list[Outcome]  # one per command, in order
     fresh: list[Outcome]  # the commands not recorded before: their dedupe rows are written now
     changed: dict[str, Order]  # each order that appended events, as it stands after the batch
-    encoded: dict[str, bytes]  # those orders as JSON, for the reply and the snapshot
+    encoded: dict[str, bytes]  # those orders as JSON, for the snapshot
+    views: dict[str, bytes]  # their read views as JSON, for the reply and the orders table
     # Commands that break the core's invariants: no producer of this service sends one, so each is answered as
     # the system's fault, recorded nowhere, and set aside for the operators with the refusal.
     broken: dict[str, m.DomainFailure] = {}
@@ -52,7 +54,7 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
     known = dict(prepared.recorded)
     numbers = {key: iter(range(first, last + 1)) for key, (first, last) in prepared.numbers.items()}
     claims = dict(prepared.claims)  # and the claims made by the batch's earlier commands
-    decided = Decided([], [], {}, {})
+    decided = Decided([], [], {}, {}, {})
     for env in envelopes:
         if env.command_id in known:
             decided.outcomes.append(answer_recorded(env, known[env.command_id]))
@@ -68,7 +70,7 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
         order_id = cmd.order_id
         current = decided.changed[order_id] if order_id in decided.changed else held.get(order_id)
         try:
-            outcome, state, state_json = _decide(env.command_id, env.request_hash, cmd, current)
+            outcome, state, state_json, view_json = _decide(env.command_id, env.request_hash, cmd, current)
         except Refused as breach:
             decided.broken[env.command_id] = breach.failure
             decided.outcomes.append(internal_error(env))
@@ -76,6 +78,7 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
         if outcome.appended:
             decided.changed[order_id] = state
             decided.encoded[order_id] = state_json
+            decided.views[order_id] = view_json
             if isinstance(cmd, m.SubmitRefundTx):
                 claims[(cmd.network, cmd.tx_hash)] = cmd.refund_id
         known[env.command_id] = Recorded(env.request_hash, outcome.reply)
@@ -129,14 +132,14 @@ def _refused(env: m.Envelope, failure: m.DomainFailure) -> Outcome:
 
 
 def _decide(command_id: str, request_hash: str, cmd: m.Command,
-            current: Order | None) -> tuple[Outcome, Order | None, bytes]:
+            current: Order | None) -> tuple[Outcome, Order | None, bytes, bytes]:
     try:
         events = decide(current, cmd)
     except Refused as refusal:
         if refusal.failure.code == invariants.CODE:
             raise
         reply = m.Reply(command_id=command_id, ok=False, error=refusal.failure)
-        return Outcome(command_id, cmd.order_id, request_hash, _encode(reply)), current, b""
+        return Outcome(command_id, cmd.order_id, request_hash, _encode(reply)), current, b"", b""
     state = current
     appended = []
     for event in events:
@@ -144,6 +147,7 @@ def _decide(command_id: str, request_hash: str, cmd: m.Command,
         event_id = derived_id("evt", command_id, str(state.version))
         public = publish(event_id, state.version, event, state)
         appended.append(Appended(event_id, state.version, event, public, _encode(public)))
-    state_json = _encode(state)
-    reply = m.Reply(command_id=command_id, ok=True, state=msgspec.Raw(state_json))
-    return Outcome(command_id, cmd.order_id, request_hash, _encode(reply), tuple(appended)), state, state_json
+    state_json, view_json = _encode(state), _encode(view_of(state))
+    reply = m.Reply(command_id=command_id, ok=True, state=msgspec.Raw(view_json))
+    outcome = Outcome(command_id, cmd.order_id, request_hash, _encode(reply), tuple(appended))
+    return outcome, state, state_json, view_json

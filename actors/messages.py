@@ -276,7 +276,7 @@ class RefundRequested(_Event, tag="payment.refund.requested"):
     amount: int
     reason: str
     destination: Destination
-    source: str
+    flow: str  # "merchant" or "customer"
     note: str | None = None
     token: str | None = None
 
@@ -418,6 +418,8 @@ class Addressed(msgspec.Struct, frozen=True):
 class Reply(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     command_id: str
     ok: bool
-    state: msgspec.Raw = msgspec.Raw(b"null")  # the order after the command, as JSON
+    # The order's read view after the command (readmodel.order.OrderView), as JSON. Replies recorded before views
+    # existed hold the schema-1 aggregate, which has the view's shape.
+    state: msgspec.Raw = msgspec.Raw(b"null")
     error: DomainFailure | None = None
 

@@ -73,7 +73,7 @@ def public_data(event: m.Event, order: Order):
         case m.OrderReopened():
             return ev.OrderReopened(**o)
         case m.RefundRequested():
-            return ev.RefundRequested(**o, **_refund(order, event.refund_id), source=event.source, note=event.note,
+            return ev.RefundRequested(**o, **_refund(order, event.refund_id), source=event.flow, note=event.note,
                                       token=event.token)
         case m.RefundApproved() | m.RefundCanceled():
             return ev.RefundChanged(**o, **_refund(order, event.refund_id))

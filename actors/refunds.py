@@ -28,7 +28,7 @@ def create(order: Order, cmd: m.CreateRefund) -> list[m.Event]:
     _ensure_refundable(order, cmd.amount)
     requested = m.RefundRequested(
         at=cmd.at, refund_id=cmd.refund_id, link_token=cmd.link_token, amount=cmd.amount, reason=cmd.reason,
-        destination=cmd.destination, source=cmd.flow, note=cmd.note, token=cmd.token,
+        destination=cmd.destination, flow=cmd.flow, note=cmd.note, token=cmd.token,
     )
     events: list[m.Event] = [requested]
     if cmd.flow == "merchant" or cmd.auto_approve:
@@ -119,7 +119,7 @@ def evolve(order: Order, event: m.Event) -> Order:
             refund = Refund(
                 refund_id=event.refund_id, link_token=event.link_token, amount=event.amount, reason=event.reason,
                 refund_to_address=d.refund_to_address, refund_network=d.refund_network,
-                refund_token_address=d.refund_token_address, source=event.source, note=event.note,
+                refund_token_address=d.refund_token_address, flow=event.flow, note=event.note,
                 token=event.token, created_at=event.at, updated_at=event.at,
             )
             return replace(order, refunds=order.refunds + (refund,))

@@ -378,7 +378,7 @@ class Worker:
         _crash_if("before_commit")
         try:
             # One statement, so one transaction of its own: no BEGIN and COMMIT round trips around it.
-            committing = store.commit(conn, decided.fresh, decided.changed, decided.encoded, published)
+            committing = store.commit(conn, decided.fresh, decided.changed, decided.encoded, decided.views, published)
             if CRASH_POINT == "commit_in_flight":
                 await _die_while(committing)
             await committing

@@ -1,35 +1,22 @@
-"""The state of one order aggregate: the Order with its sessions, payments, refunds and tokens."""
+"""The state of one order aggregate: the Order with its sessions, payments, refunds and tokens.
+
+The actor alone reads and writes it (stored as `orders.state`, schema in actors/schema.py); readers see
+readmodel.order.OrderView.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
-from enum import Enum
 
 import msgspec
 
 from actors import messages as m
-
-
-class OrderStatus(str, Enum):
-    PENDING = "PENDING"
-    PAID = "PAID"
-    PARTIAL_PAID = "PARTIAL_PAID"
-    CANCELED = "CANCELED"
-    REFUNDED = "REFUNDED"
-    PARTIALLY_REFUNDED = "PARTIALLY_REFUNDED"
-
+from readmodel.lookups import OrderLookups, RefundLookups, TokenLookups
+from readmodel.statuses import OrderStatus, RefundStatus, SessionStatus, TokenStatus
 
 # Every struct here is frozen data decoded from or encoded to JSON and can never be part of a reference
 # cycle, so none is tracked by the garbage collector (gc=False): an actor worker holds up to 50,000
 # orders in memory, and full collections walking them all paused it for tens of milliseconds.
-
-
-class SessionStatus(str, Enum):
-    OPEN = "OPEN"
-    COMPLETED = "COMPLETED"
-    EXPIRED = "EXPIRED"
-    SUPERSEDED = "SUPERSEDED"
-    CANCELED = "CANCELED"
 
 
 class Session(msgspec.Struct, frozen=True, gc=False):
@@ -54,13 +41,6 @@ class Payment(msgspec.Struct, frozen=True, gc=False):
     late: bool = False
 
 
-class RefundStatus(str, Enum):
-    PENDING = "PENDING"
-    APPROVED = "APPROVED"
-    REJECTED = "REJECTED"
-    EXECUTED = "EXECUTED"
-
-
 class TxAttempt(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     """A transaction the merchant posted for a refund, and what verification made of it."""
 
@@ -72,7 +52,7 @@ class TxAttempt(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     reason: str | None = None
 
 
-class Refund(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class Refund(msgspec.Struct, RefundLookups, frozen=True, gc=False, kw_only=True):
     refund_id: str
     link_token: str
     amount: int
@@ -80,7 +60,7 @@ class Refund(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     refund_to_address: str
     refund_network: str
     refund_token_address: str
-    source: str  # "merchant" or "customer"
+    flow: str  # "merchant" or "customer"
     created_at: datetime
     updated_at: datetime
     status: RefundStatus = RefundStatus.PENDING
@@ -92,20 +72,8 @@ class Refund(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     executed_token_address: str | None = None
     attempts: tuple[TxAttempt, ...] = ()
 
-    def attempt(self, network: str, tx_hash: str) -> TxAttempt | None:
-        return next((a for a in self.attempts if (a.network, a.tx_hash) == (network, tx_hash)), None)
 
-
-class TokenStatus(str, Enum):
-    ACTIVE = "ACTIVE"
-    SUBMITTED = "SUBMITTED"
-    EXPIRED_UNUSED = "EXPIRED_UNUSED"
-    CANCELED = "CANCELED"
-    RENEWAL_REQUESTED = "RENEWAL_REQUESTED"
-    RENEWED = "RENEWED"
-
-
-class RefundToken(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class RefundToken(msgspec.Struct, TokenLookups, frozen=True, gc=False, kw_only=True):
     token: str
     ref_type: str
     ref_value: str
@@ -122,14 +90,8 @@ class RefundToken(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     cancel_reason: str | None = None
     replaced_by: str | None = None
 
-    def status_at(self, now: datetime) -> TokenStatus:
-        """The status a reader sees: an ACTIVE token past its expiry is expired even before the sweep ran."""
-        if self.status is TokenStatus.ACTIVE and now >= self.expires_at:
-            return TokenStatus.EXPIRED_UNUSED
-        return self.status
 
-
-class Order(msgspec.Struct, frozen=True, gc=False, kw_only=True):
+class Order(msgspec.Struct, OrderLookups, frozen=True, gc=False, kw_only=True):
     order_id: str
     merchant_id: str
     livemode: bool
@@ -146,25 +108,5 @@ class Order(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     sessions: tuple[Session, ...] = ()
     payments: tuple[Payment, ...] = ()
     version: int = 0
-
-    @property
-    def residual(self) -> int:
-        return max(self.amount_owed - self.amount_paid, 0)
-
     refunds: tuple[Refund, ...] = ()
     tokens: tuple[RefundToken, ...] = ()
-
-    def live_session(self) -> Session | None:
-        return next((s for s in reversed(self.sessions) if s.status is SessionStatus.OPEN), None)
-
-    @property
-    def refundable(self) -> int:
-        """Paid minus every refund not REJECTED (pending, approved and executed all hold money)."""
-        held = sum(r.amount for r in self.refunds if r.status is not RefundStatus.REJECTED)
-        return max(self.amount_paid - held, 0)
-
-    def refund(self, refund_id: str) -> Refund | None:
-        return next((r for r in self.refunds if r.refund_id == refund_id), None)
-
-    def token(self, token: str) -> RefundToken | None:
-        return next((t for t in self.tokens if t.token == token), None)

@@ -14,14 +14,13 @@ import asyncpg
 import msgspec
 
 from actors import messages as m
+from actors import schema
 from actors.columns import Arrays, names
 from actors.order import Order
 from actors.publication import PublicEvent
 from actors.state import Refund, TxAttempt
 
 _encode = msgspec.json.Encoder().encode
-_decode_order = msgspec.json.Decoder(Order).decode
-_decode_event = msgspec.json.Decoder(m.Event).decode
 
 
 class Recorded(msgspec.Struct, frozen=True):
@@ -83,13 +82,13 @@ WITH wanted AS (
     ON CONFLICT (merchant_id, livemode) DO UPDATE SET last = o.last + (excluded.last - ($6::bigint - 1))
     RETURNING merchant_id, livemode, last
 )
-SELECT 'command' AS kind, command_id AS id, request_hash, reply, NULL::jsonb AS state, NULL::bool AS livemode,
-       NULL::bigint AS first, NULL::bigint AS last
+SELECT 'command' AS kind, command_id AS id, request_hash, reply, NULL::jsonb AS state, NULL::int AS schema,
+       NULL::bool AS livemode, NULL::bigint AS first, NULL::bigint AS last
 FROM commands WHERE command_id = ANY($1)
-UNION ALL SELECT 'order', order_id, NULL, NULL, state, NULL, NULL, NULL FROM orders WHERE order_id = ANY($2)
-UNION ALL SELECT 'numbers', merchant_id, NULL, NULL, NULL, livemode, last - n + 1, last
+UNION ALL SELECT 'order', order_id, NULL, NULL, state, state_schema, NULL, NULL, NULL FROM orders WHERE order_id = ANY($2)
+UNION ALL SELECT 'numbers', merchant_id, NULL, NULL, NULL, NULL, livemode, last - n + 1, last
 FROM numbered JOIN wanted USING (merchant_id, livemode)
-UNION ALL SELECT 'claim', t.refund_id, t.network || ' ' || t.tx_hash, NULL, NULL, NULL, NULL, NULL
+UNION ALL SELECT 'claim', t.refund_id, t.network || ' ' || t.tx_hash, NULL, NULL, NULL, NULL, NULL, NULL
 FROM refund_transactions t JOIN unnest($7::text[], $8::text[]) AS p(network, tx_hash) USING (network, tx_hash)
 """
 
@@ -106,7 +105,7 @@ async def prepare(conn: asyncpg.Connection, wanted: Wanted) -> Prepared:
         if r["kind"] == "command":
             prepared.recorded[r["id"]] = Recorded(r["request_hash"], bytes(r["reply"]))
         elif r["kind"] == "order":
-            prepared.orders[r["id"]] = _decode_order(r["state"])
+            prepared.orders[r["id"]] = schema.snapshot(r["state"], r["schema"])
         elif r["kind"] == "claim":
             network, tx_hash = r["request_hash"].split(" ")  # neither holds a space
             prepared.claims[(network, tx_hash)] = r["id"]
@@ -126,6 +125,7 @@ class EventRow(NamedTuple):
     data: Annotated[str, "jsonb"]
     created_at: Annotated[datetime, "timestamptz"]
     public: Annotated[bytes, "bytea"]  # as published: the events API serves these bytes
+    schema: Annotated[int, "smallint"]  # of `data`
 
 
 class OutboxRow(NamedTuple):
@@ -144,6 +144,8 @@ class OrderRow(NamedTuple):
     status: Annotated[str, "text"]
     external_ref: Annotated[str | None, "text"]
     state: Annotated[str, "jsonb"]
+    state_schema: Annotated[int, "smallint"]
+    view: Annotated[str, "jsonb"]  # readmodel.order.OrderView: what every reader reads
     version: Annotated[int, "int"]
     created_at: Annotated[datetime, "timestamptz"]
     updated_at: Annotated[datetime, "timestamptz"]
@@ -218,7 +220,8 @@ WITH new_events AS (
 ), saved_orders AS (
     INSERT INTO orders ({names(OrderRow)}) SELECT * FROM {_ARRAYS.unnest(OrderRow)}
     ON CONFLICT (order_id) DO UPDATE SET status = excluded.status, state = excluded.state,
-        version = excluded.version, updated_at = excluded.updated_at
+        state_schema = excluded.state_schema, view = excluded.view, version = excluded.version,
+        updated_at = excluded.updated_at
 ), saved_sessions AS (
     INSERT INTO checkout_sessions ({names(SessionRow)}) SELECT * FROM {_ARRAYS.unnest(SessionRow)}
     ON CONFLICT (session_id) DO UPDATE SET status = excluded.status
@@ -246,8 +249,8 @@ def _columns(rows: list[tuple], width: int) -> list[list]:
 
 
 async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict[str, Order],
-                 encoded: dict[str, bytes], published: list[str]) -> None:
-    """Write a batch in one statement, atomic on its own. `encoded` is each order as JSON;
+                 encoded: dict[str, bytes], views: dict[str, bytes], published: list[str]) -> None:
+    """Write a batch in one statement, atomic on its own. `encoded` is each order as JSON, `views` its read view;
     `published` names earlier batches whose events are on the stream now, so their outbox rows go."""
     appended = [a for o in outcomes for a in o.appended]
     held = orders.values()
@@ -255,9 +258,11 @@ async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict
         OutboxRow: [OutboxRow(a.payload) for a in appended],
         PublishedRow: [PublishedRow(batch_id) for batch_id in published],
         EventRow: [EventRow(a.event_id, a.public.order_id, a.seq, a.public.type, a.public.merchant_id,
-                            a.public.livemode, _encode(a.event).decode(), a.event.at, a.payload) for a in appended],
+                            a.public.livemode, _encode(a.event).decode(), a.event.at, a.payload, schema.EVENTS.current)
+                   for a in appended],
         OrderRow: [OrderRow(o.order_id, o.merchant_id, o.livemode, o.order_number, o.status.value, o.external_ref,
-                            encoded[o.order_id].decode(), o.version, o.created_at, o.updated_at) for o in held],
+                            encoded[o.order_id].decode(), schema.SNAPSHOTS.current, views[o.order_id].decode(),
+                            o.version, o.created_at, o.updated_at) for o in held],
         SessionRow: [SessionRow(s.session_id, s.session_key, o.order_id, o.merchant_id, o.livemode, s.status.value,
                                 s.expires_at) for o in held for s in o.sessions],
         RefundRow: [RefundRow(r.refund_id, o.order_id, o.merchant_id, o.livemode, r.status.value, r.amount,
@@ -283,9 +288,15 @@ def _moved_transfers(held: Iterable[Order], appended: list[Appended]) -> list[tu
     return [(o, r, a) for o in held for r in o.refunds for a in r.attempts if (a.network, a.tx_hash) in moved]
 
 
+async def snapshot(conn: asyncpg.Connection, order_id: str) -> Order | None:
+    """The order's stored state, whatever schema it was written in."""
+    row = await conn.fetchrow("SELECT state, state_schema FROM orders WHERE order_id = $1", order_id)
+    return schema.snapshot(row["state"], row["state_schema"]) if row else None
+
+
 async def history(conn: asyncpg.Connection, order_id: str) -> list[m.Event]:
-    rows = await conn.fetch("SELECT data FROM events WHERE order_id = $1 ORDER BY seq", order_id)
-    return [_decode_event(r["data"]) for r in rows]
+    rows = await conn.fetch("SELECT data, schema FROM events WHERE order_id = $1 ORDER BY seq", order_id)
+    return [schema.event(r["data"], r["schema"]) for r in rows]
 
 
 async def pending_outbox(conn: asyncpg.Connection, older_than: datetime, limit: int) -> list[tuple[str, list[bytes]]]:

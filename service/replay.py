@@ -6,20 +6,17 @@ import asyncpg
 import msgspec
 
 from actors import store
-from actors.order import Order, replay
-
-_decode_order = msgspec.json.Decoder(Order).decode
+from actors.order import replay
 
 
 async def replay_order(database_url: str, order_id: str) -> dict:
     conn = await asyncpg.connect(database_url)
     try:
         events = await store.history(conn, order_id)
-        stored = await conn.fetchval("SELECT state FROM orders WHERE order_id = $1", order_id)
+        snapshot = await store.snapshot(conn, order_id)
     finally:
         await conn.close()
     rebuilt = replay(events)
-    snapshot = _decode_order(stored) if stored else None
     return {
         "order_id": order_id,
         "events": len(events),

@@ -14,7 +14,8 @@ from redis.exceptions import RedisError
 from actors import invariants
 from actors import messages as m
 from actors.errors import Refused, not_found
-from actors.order import Order
+from readmodel import order as views
+from readmodel.order import OrderView
 from service import money
 from streams.producer import ReplyTimeout, SignatureSpent
 from web import decoding
@@ -24,7 +25,6 @@ from web.idempotency import request_hash
 from web.replays import idempotency_key, replay_ttl, replayed
 
 T = TypeVar("T")
-_decode_order = msgspec.json.Decoder(Order).decode
 
 
 async def body(request: web.Request, kind: type[T]) -> T:
@@ -75,7 +75,7 @@ def checked(command: m.Command) -> m.Command:
     return command
 
 
-async def submit(request: web.Request, ids: Ids, command: m.Command) -> Order:
+async def submit(request: web.Request, ids: Ids, command: m.Command) -> OrderView:
     """Send the command to its order's actor and wait; a refusal becomes an ApiError."""
     checked(command)
     envelope = m.Envelope(command_id=ids.make("cmd", "command"), command=command,
@@ -103,4 +103,4 @@ async def submit(request: web.Request, ids: Ids, command: m.Command) -> Order:
         # A server-side failure names its command, for the operators to find it among the dead letters.
         named = {"command_id": envelope.command_id} if f.status >= 500 else {}
         raise ApiError(f.status, f.code, f.message, f.param, **named)
-    return _decode_order(reply.state)
+    return views.decode(reply.state)

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-import msgspec
+from datetime import datetime
+
 from aiohttp import web
 
-from actors.state import Order
+from readmodel import order as views
+from readmodel.order import OrderView
 from web.context import caller, ctx
 from web.errors import ApiError
 
-_decode_order = msgspec.json.Decoder(Order).decode
 # Which read table maps each kind of id to its order, and what a miss is called.
 _INDEX = {
     "refund": ("refunds", "refund_id", "refund"),
@@ -23,15 +24,37 @@ def missing(what: str, param: str | None = None) -> ApiError:
     return ApiError(404, f"{what}_not_found", f"No such {what.replace('_', ' ')}.", param or f"{what}_id")
 
 
-async def order(request: web.Request, order_id: str) -> Order:
+async def order(request: web.Request, order_id: str) -> OrderView:
     api_key = caller(request)
-    state = await ctx(request).pool.fetchval(
-        "SELECT state FROM orders WHERE order_id = $1 AND merchant_id = $2 AND livemode = $3",
+    view = await ctx(request).pool.fetchval(
+        "SELECT view FROM orders WHERE order_id = $1 AND merchant_id = $2 AND livemode = $3",
         order_id, api_key.merchant_id, api_key.livemode,
     )
-    if state is None:
+    if view is None:
         raise missing("order")
-    return _decode_order(state)
+    return views.decode(view)
+
+
+# The caller's orders, newest first, for the API's list and the dashboard's: filtered by status, and by a search
+# that matches an order number, an external_ref or an id.
+_ORDERS = (
+    "SELECT view, created_at, order_id FROM orders WHERE merchant_id = $1 AND livemode = $2"
+    " AND ($3::text IS NULL OR status = $3)"
+    " AND ($4::text IS NULL OR order_number = $5 OR external_ref = $4 OR order_id = $4)"
+    " AND ($6::timestamptz IS NULL OR (created_at, order_id) < ($6, $7))"
+    " ORDER BY created_at DESC, order_id DESC LIMIT $8"
+)
+
+
+async def orders(request: web.Request, status: str | None, before: tuple[datetime, str] | None, limit: int,
+                 search: tuple[int | None, str | None] = (None, None)) -> tuple[list[OrderView], list]:
+    """Up to `limit` orders and their rows (for the page cursor)."""
+    api_key = caller(request)
+    after_at, after_id = before or (None, "")
+    number, text = search
+    rows = await ctx(request).pool.fetch(_ORDERS, api_key.merchant_id, api_key.livemode, status, text, number,
+                                         after_at, after_id, limit)
+    return [views.decode(r["view"]) for r in rows], rows
 
 
 async def order_id_of(request: web.Request, kind: str, value: str, param: str | None = None) -> str:

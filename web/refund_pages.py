@@ -13,9 +13,11 @@ from aiohttp import web
 from msgspec import Meta
 
 from actors import messages as m
-from actors.state import Order, RefundToken
+from readmodel import order as views
+from readmodel.order import OrderView, TokenView
 from service import merchants, money
 from service.ids import random_id
+from streams.producer import ReplyTimeout
 from web import decoding, destinations, i18n
 from web.commands import amount as parse_amount
 from web.commands import checked
@@ -26,9 +28,7 @@ from web.pages.checkout import error_page
 from web.pages.quotes import network_name
 from web.pages.templating import render
 from web.render import refund_json, respond
-from streams.producer import ReplyTimeout
 
-_decode_order = msgspec.json.Decoder(Order).decode
 _Text = Annotated[str, Meta(max_length=1000)]
 
 
@@ -52,14 +52,14 @@ def csrf_token(request: web.Request, token: str) -> str:
     return hmac.new(ctx(request).derived.refund_form_csrf, token.encode(), hashlib.sha256).hexdigest()
 
 
-async def _token(request: web.Request) -> tuple[Order, RefundToken] | None:
+async def _token(request: web.Request) -> tuple[OrderView, TokenView] | None:
     token = request.match_info["token"]
     state = await ctx(request).pool.fetchval(
-        "SELECT o.state FROM refund_tokens t JOIN orders o USING (order_id) WHERE t.token = $1", token
+        "SELECT o.view FROM refund_tokens t JOIN orders o USING (order_id) WHERE t.token = $1", token
     )
     if state is None:
         return None
-    order = _decode_order(state)
+    order = views.decode(state)
     return order, order.token(token)
 
 
@@ -111,7 +111,7 @@ def _check_origin(request: web.Request, token: str, sent: str) -> None:
         raise ApiError(403, "csrf_token_invalid", "The form is stale or forged; reload the page.", "csrf")
 
 
-async def _ask(request: web.Request, command: m.Command) -> Order:
+async def _ask(request: web.Request, command: m.Command) -> OrderView:
     envelope = m.Envelope(command_id=random_id("cmd"), command=checked(command))
     try:
         reply = await ctx(request).bus.ask(envelope)
@@ -119,7 +119,7 @@ async def _ask(request: web.Request, command: m.Command) -> Order:
         raise ApiError(504, "command_timeout", "The request is taking long; reload the page to see its state.") from None
     if not reply.ok:
         raise ApiError(reply.error.status, reply.error.code, reply.error.message, reply.error.param)
-    return _decode_order(reply.state)
+    return views.decode(reply.state)
 
 
 def _wants_json(request: web.Request) -> bool:
@@ -169,15 +169,15 @@ async def request_renewal(request: web.Request) -> web.StreamResponse:
 async def _refund_by_link(request: web.Request):
     link = request.match_info["link_token"]
     state = await ctx(request).pool.fetchval(
-        "SELECT o.state FROM refunds r JOIN orders o USING (order_id) WHERE r.link_token = $1", link
+        "SELECT o.view FROM refunds r JOIN orders o USING (order_id) WHERE r.link_token = $1", link
     )
     if state is None:
         return None, None
-    order = _decode_order(state)
+    order = views.decode(state)
     return order, next(r for r in order.refunds if r.link_token == link)
 
 
-def _public_refund(request: web.Request, order: Order, refund) -> dict:
+def _public_refund(request: web.Request, order: OrderView, refund) -> dict:
     """What the buyer may see: the refund's own facts, nothing of the merchant's records."""
     full = msgspec.to_builtins(refund_json(ctx(request).settings, order, refund))
     keys = ("refund_id", "status", "amount", "refund_to_address", "refund_network", "refund_token_address",

@@ -8,8 +8,8 @@ from typing import Any, TypeVar
 import msgspec
 from aiohttp import web
 
-from actors.state import Order, Refund, RefundToken, Session
 from contract import api as contract
+from readmodel.order import OrderView, RefundView, SessionView, TokenView
 from service import money
 from service.clock import iso
 from service.config import Settings
@@ -28,7 +28,7 @@ def checkout_url(settings: Settings, session_key: str) -> str:
     return f"{settings.checkout_base()}/c/{session_key}"
 
 
-def session_json(settings: Settings, order: Order, s: Session) -> contract.CheckoutSession:
+def session_json(settings: Settings, order: OrderView, s: SessionView) -> contract.CheckoutSession:
     return contract.CheckoutSession(
         session_id=s.session_id,
         session_key=s.session_key,
@@ -43,7 +43,7 @@ def session_json(settings: Settings, order: Order, s: Session) -> contract.Check
     )
 
 
-def order_json(settings: Settings, order: Order) -> contract.Order:
+def order_json(settings: Settings, order: OrderView) -> contract.Order:
     return contract.Order(
         order_id=order.order_id,
         order_number=str(order.order_number),
@@ -73,7 +73,7 @@ def order_json(settings: Settings, order: Order) -> contract.Order:
     )
 
 
-def session_created_json(settings: Settings, order: Order) -> contract.SessionCreated:
+def session_created_json(settings: Settings, order: OrderView) -> contract.SessionCreated:
     s = order.sessions[-1]
     return contract.SessionCreated(
         order_id=order.order_id,
@@ -88,7 +88,7 @@ def session_created_json(settings: Settings, order: Order) -> contract.SessionCr
     )
 
 
-def refund_json(settings: Settings, order: Order, r: Refund, shape: type[R] = contract.Refund, **extra) -> R:
+def refund_json(settings: Settings, order: OrderView, r: RefundView, shape: type[R] = contract.Refund, **extra) -> R:
     """The refund as `shape`: the plain refund, or one of the answers that add to it (extra gives their fields)."""
     return shape(
         refund_id=r.refund_id,
@@ -115,7 +115,7 @@ def refund_json(settings: Settings, order: Order, r: Refund, shape: type[R] = co
     )
 
 
-def token_json(settings: Settings, order: Order, t: RefundToken, now: datetime,
+def token_json(settings: Settings, order: OrderView, t: TokenView, now: datetime,
                shape: type[T] = contract.RefundRequest, **extra) -> T:
     return shape(
         token=t.token,

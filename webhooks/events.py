@@ -8,7 +8,7 @@ from typing import Any
 import asyncpg
 import msgspec
 
-from actors import messages as m
+from actors import schema
 from actors.order import evolve
 from actors.publication import PublicEvent, publish
 from service.clock import iso
@@ -33,7 +33,6 @@ class Listed(msgspec.Struct, frozen=True):
 
 
 encode = msgspec.json.Encoder().encode
-_decode_event = msgspec.json.Decoder(m.Event).decode
 # A published event's bytes hold the routing facts too (merchant_id, order_id, seq); the envelope leaves them.
 _decode_published = msgspec.json.Decoder(Envelope).decode
 
@@ -69,7 +68,7 @@ def _query(filters: dict[str, object], before: tuple[datetime, str] | None, limi
 # Each listed order's log up to the last event the page needs: the public data of an event depends on
 # the order's state right after it (order_status, order_number), so it is rebuilt by replay.
 _HISTORIES = """
-SELECT e.order_id, e.seq, e.event_id, e.data FROM events e
+SELECT e.order_id, e.seq, e.event_id, e.data, e.schema FROM events e
 JOIN unnest($1::text[], $2::int[]) AS wanted(order_id, upto) ON e.order_id = wanted.order_id AND e.seq <= wanted.upto
 WHERE e.order_id = ANY($1::text[])  -- index lookups on (order_id, seq), never a scan of the whole log
 ORDER BY e.order_id, e.seq
@@ -81,7 +80,7 @@ async def _replayed(conn: asyncpg.Connection, wanted: dict[str, int]) -> dict[st
     rendered: dict[str, Envelope] = {}
     state = None
     for r in rows:
-        event = _decode_event(r["data"])
+        event = schema.event(r["data"], r["schema"])
         state = evolve(None if r["seq"] == 1 else state, event)
         rendered[r["event_id"]] = from_public(publish(r["event_id"], r["seq"], event, state))
     return rendered

@@ -1,8 +1,9 @@
 """Records the histories the replay test holds the code to: `python -m tests.histories.record`.
 
 Each flow runs commands through the pure core and writes `<flow>.json`: the events exactly as the
-event store keeps them, and the state they rebuild. Re-record only for a deliberate change of
-behaviour; a wire format change must instead add fields with defaults, so old histories still replay.
+event store keeps them, the state they rebuild, and the schema versions both were written in.
+Re-record only for a deliberate change of behaviour; a change of stored shape bumps the schema and
+adds an upcaster (actors/schema.py), and the histories recorded before it must still replay.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from pathlib import Path
 import msgspec
 
 from actors import messages as m
+from actors import schema
 from actors.order import run
 
 HERE = Path(__file__).resolve().parent
@@ -93,7 +95,8 @@ def record(commands: list[m.Command]) -> dict:
     for command in commands:
         order, appended = run(order, command)
         events += appended
-    return {"events": [as_stored(e) for e in events], "state": as_stored(order)}
+    return {"events": [as_stored(e) for e in events], "state": as_stored(order),
+            "schema": {"events": schema.EVENTS.current, "state": schema.SNAPSHOTS.current}}
 
 
 def as_stored(value: msgspec.Struct) -> dict:

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import asyncio
 
-import msgspec
 
 from actors import store
-from actors.order import Order, replay
+from actors.order import replay
 from tests.integration.helpers import order, pay, quick
 
 
@@ -38,5 +37,5 @@ async def test_fifty_concurrent_cancels_and_payments(stack):
 
     async with stack.pool.acquire() as conn:
         history = await store.history(conn, order_id)
-        snapshot = msgspec.json.decode(await conn.fetchval("SELECT state FROM orders WHERE order_id = $1", order_id), type=Order)
+        snapshot = await store.snapshot(conn, order_id)
     assert replay(history) == snapshot

@@ -12,7 +12,7 @@ from web import destinations
 from web.pages.quotes import network_name, shown_address
 
 # The event fields worth a glance in the timeline, in this order; amounts are micro-USD.
-_EVENT_FIELDS = ("amount", "amount_paid", "amount_due", "refund_id", "token", "new_token", "source", "network",
+_EVENT_FIELDS = ("amount", "amount_paid", "amount_due", "refund_id", "token", "new_token", "source", "flow", "network",
                  "tx_hash", "reason", "customer_note")
 _AMOUNTS = {"amount", "amount_paid", "amount_due"}
 

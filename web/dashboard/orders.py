@@ -5,10 +5,11 @@ from __future__ import annotations
 import msgspec
 from aiohttp import web
 
-from actors.state import Order, OrderStatus
+from actors import schema
+from readmodel.statuses import OrderStatus
 from service import money
 from web import lookups
-from web.context import caller, ctx
+from web.context import ctx
 from web.dashboard import display
 from web.dashboard.guard import signed_in
 from web.dashboard.html import problem, render
@@ -17,8 +18,6 @@ from web.pages import qr
 from web.pagination import Page
 from web.render import order_json, refund_json, token_json
 from web.views.orders import ORDER_LIST
-
-_decode_order = msgspec.json.Decoder(Order).decode
 
 
 def _search(q: str | None) -> tuple[int | None, str | None]:
@@ -30,23 +29,14 @@ def _search(q: str | None) -> tuple[int | None, str | None]:
 
 @signed_in
 async def orders_list(request: web.Request) -> web.Response:
-    api_key = caller(request)
     page = Page(request, ("status", "q"))
     status = page.filters["status"] or None
     if status is not None and status not in OrderStatus.__members__:
         raise ApiError(422, "invalid_status", f"No order status {status}.", "status")
     number, text = _search((page.filters["q"] or "").strip()[:255])
-    after_at, after_id = page.before or (None, "")
-    rows = await ctx(request).pool.fetch(
-        "SELECT state, created_at, order_id FROM orders WHERE merchant_id = $1 AND livemode = $2"
-        " AND ($3::text IS NULL OR status = $3)"
-        " AND ($4::text IS NULL OR order_number = $5 OR external_ref = $4 OR order_id = $4)"
-        " AND ($6::timestamptz IS NULL OR (created_at, order_id) < ($6, $7))"
-        " ORDER BY created_at DESC, order_id DESC LIMIT $8",
-        api_key.merchant_id, api_key.livemode, status, text, number, after_at, after_id, page.limit + 1,
-    )
+    found, rows = await lookups.orders(request, status, page.before, page.limit + 1, (number, text))
     settings = ctx(request).settings
-    listed = page.answer(ORDER_LIST, [order_json(settings, _decode_order(r["state"])) for r in rows], rows,
+    listed = page.answer(ORDER_LIST, [order_json(settings, o) for o in found], rows,
                          lambda r: (r["created_at"], r["order_id"]))
     return render(request, "orders.html", orders=listed.data, next_cursor=listed.next_cursor,
                   status=status or "", q=page.filters["q"] or "", statuses=list(OrderStatus.__members__),
@@ -55,8 +45,9 @@ async def orders_list(request: web.Request) -> web.Response:
 
 async def _timeline(request: web.Request, order_id: str) -> list[dict]:
     rows = await ctx(request).pool.fetch(
-        "SELECT type, data, created_at FROM events WHERE order_id = $1 ORDER BY seq", order_id)
-    return [{"type": r["type"], "at": r["created_at"], "details": display.event_details(msgspec.json.decode(r["data"]))}
+        "SELECT type, data, schema, created_at FROM events WHERE order_id = $1 ORDER BY seq", order_id)
+    return [{"type": r["type"], "at": r["created_at"],
+             "details": display.event_details(msgspec.to_builtins(schema.event(r["data"], r["schema"])))}
             for r in rows]
 
 

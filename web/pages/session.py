@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncpg
 import msgspec
 
-from actors.state import Order, Session
+from readmodel import order as views
+from readmodel.order import OrderView, SessionView
 from service import merchants
 
 
@@ -17,26 +18,25 @@ class Attempt(msgspec.Struct, frozen=True):
 
 
 class Checkout(msgspec.Struct, frozen=True, kw_only=True):
-    order: Order
-    session: Session
+    order: OrderView
+    session: SessionView
     merchant_name: str
     receive_addresses: dict[str, str]
     attempts: tuple[Attempt, ...]
 
 
-_decode_order = msgspec.json.Decoder(Order).decode
 
 
 async def load(pool: asyncpg.Pool, session_key: str, *, with_merchant: bool = True) -> Checkout | None:
     """None for an unknown key; the status poll skips the merchant's row, which it never shows."""
     row = await pool.fetchrow(
-        "SELECT o.state, s.session_id, m.name FROM checkout_sessions s JOIN orders o USING (order_id)"
+        "SELECT o.view, s.session_id, m.name FROM checkout_sessions s JOIN orders o USING (order_id)"
         " JOIN merchants m ON m.merchant_id = o.merchant_id WHERE s.session_key = $1",
         session_key,
     )
     if row is None:
         return None
-    order = _decode_order(row["state"])
+    order = views.decode(row["view"])
     session = next(s for s in order.sessions if s.session_key == session_key)
     attempts = await pool.fetch(
         "SELECT network, tx_hash, status, confirmations FROM payment_attempts WHERE session_id = $1"

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from actors.state import Order, OrderStatus, Session, SessionStatus
+from readmodel.order import OrderView, SessionView
+from readmodel.statuses import OrderStatus, SessionStatus
 from service import money
 from service.clock import iso
 from web.pages.session import Attempt
@@ -18,7 +19,7 @@ PAYABLE = {"waiting", "confirming", "partially_paid"}  # the states in which the
 UNVERIFIED = {"reported", "confirming"}  # attempts the chain watchers have not settled either way
 
 
-def state(order: Order, session: Session, attempts: tuple[Attempt, ...], now: datetime) -> str:
+def state(order: OrderView, session: SessionView, attempts: tuple[Attempt, ...], now: datetime) -> str:
     if session.status is SessionStatus.COMPLETED or order.status in SETTLED:
         return "paid"
     if session.status is SessionStatus.SUPERSEDED:
@@ -33,7 +34,7 @@ def state(order: Order, session: Session, attempts: tuple[Attempt, ...], now: da
     return "partially_paid" if order.status is OrderStatus.PARTIAL_PAID else "waiting"
 
 
-def status_json(order: Order, session: Session, attempts: tuple[Attempt, ...], now: datetime,
+def status_json(order: OrderView, session: SessionView, attempts: tuple[Attempt, ...], now: datetime,
                 required: Callable[[str], int | None]) -> dict:
     """`required(network)` is the confirmation depth the registry asks of that network."""
     current = state(order, session, attempts, now)

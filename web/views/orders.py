@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-import msgspec
 from aiohttp import web
 
 from actors import messages as m
-from actors.order import Order, OrderStatus
 from contract import api as contract
+from readmodel.order import OrderView
+from readmodel.statuses import OrderStatus
 from service import bounds, money
 from web import bodies, lookups
 from web.commands import Ids, amount, body, submit
@@ -18,7 +18,6 @@ from web.errors import ApiError
 from web.pagination import Page
 from web.render import order_json, respond, session_created_json
 
-_decode_order = msgspec.json.Decoder(Order).decode
 ORDER_LIST = contract.page_of(contract.Order)
 
 
@@ -68,7 +67,7 @@ def _new_session(request: web.Request, ids: Ids, options, now: datetime) -> m.Ne
     )
 
 
-async def _create(request: web.Request, kind: type, with_session: bool) -> Order:
+async def _create(request: web.Request, kind: type, with_session: bool) -> OrderView:
     order_in = await body(request, kind)
     owed, items = _owed(order_in, ctx(request).settings.max_line_items)
     ids, api_key, now = Ids(request), caller(request), ctx(request).clock()
@@ -135,18 +134,11 @@ async def get_order(request: web.Request) -> web.Response:
 
 
 async def list_orders(request: web.Request) -> web.Response:
-    api_key, page = caller(request), Page(request, ("status",))
+    page = Page(request, ("status",))
     status = page.filters["status"]
     if status is not None and status not in OrderStatus.__members__:
         raise ApiError(422, "invalid_status", f"`status` must be one of {', '.join(OrderStatus.__members__)}.", "status")
-    after_at, after_id = page.before or (None, "")
-    rows = await ctx(request).pool.fetch(
-        "SELECT state, created_at, order_id FROM orders WHERE merchant_id = $1 AND livemode = $2"
-        " AND ($3::text IS NULL OR status = $3)"
-        " AND ($4::timestamptz IS NULL OR (created_at, order_id) < ($4, $5))"
-        " ORDER BY created_at DESC, order_id DESC LIMIT $6",
-        api_key.merchant_id, api_key.livemode, status, after_at, after_id, page.limit + 1,
-    )
+    found, rows = await lookups.orders(request, status, page.before, page.limit + 1)
     settings = ctx(request).settings
-    return respond(page.answer(ORDER_LIST, [order_json(settings, _decode_order(r["state"])) for r in rows], rows,
+    return respond(page.answer(ORDER_LIST, [order_json(settings, o) for o in found], rows,
                                lambda r: (r["created_at"], r["order_id"])))

@@ -1,0 +1,48 @@
+"""Questions asked of an order, its refunds and its tokens, by the core and by readers alike: mixins over
+the fields the aggregate and its view share, so each rule is written once."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from readmodel.statuses import RefundStatus, SessionStatus, TokenStatus
+
+
+class OrderLookups:
+    __slots__ = ()
+
+    @property
+    def residual(self) -> int:
+        return max(self.amount_owed - self.amount_paid, 0)
+
+    @property
+    def refundable(self) -> int:
+        """Paid minus every refund not REJECTED (pending, approved and executed all hold money)."""
+        held = sum(r.amount for r in self.refunds if r.status is not RefundStatus.REJECTED)
+        return max(self.amount_paid - held, 0)
+
+    def live_session(self):
+        return next((s for s in reversed(self.sessions) if s.status is SessionStatus.OPEN), None)
+
+    def refund(self, refund_id: str):
+        return next((r for r in self.refunds if r.refund_id == refund_id), None)
+
+    def token(self, token: str):
+        return next((t for t in self.tokens if t.token == token), None)
+
+
+class RefundLookups:
+    __slots__ = ()
+
+    def attempt(self, network: str, tx_hash: str):
+        return next((a for a in self.attempts if (a.network, a.tx_hash) == (network, tx_hash)), None)
+
+
+class TokenLookups:
+    __slots__ = ()
+
+    def status_at(self, now: datetime) -> TokenStatus:
+        """The status a reader sees: an ACTIVE token past its expiry is expired even before the sweep ran."""
+        if self.status is TokenStatus.ACTIVE and now >= self.expires_at:
+            return TokenStatus.EXPIRED_UNUSED
+        return self.status
