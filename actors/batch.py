@@ -17,7 +17,7 @@ from actors.order import Order, decide, evolve
 from actors.publication import publish
 from actors.store import Appended, Outcome, Prepared, Recorded, Wanted
 from actors.views import view_of
-from service.ids import derived_id
+from common.ids import derived_id
 
 _encode = msgspec.json.Encoder().encode
 

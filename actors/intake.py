@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 from actors import messages as m
-from service import bounds
+from common import bounds
 
 
 def _describe(param: str, skew_s: float, against: str, max_skew_s: float) -> str:

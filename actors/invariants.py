@@ -1,6 +1,6 @@
 """What any command must hold before the order core decides it, whoever wrote it to the stream.
 
-The web layer validates request bodies against the same bounds (service/bounds.py); this holds every other path
+The web layer validates request bodies against the same bounds (common/bounds.py); this holds every other path
 into the record to them: a producer of an older release, a replay tool, a hand-made stream entry, a bug. A breach
 is a refusal (422 `invariant_violated`, `param` naming the field), never an exception.
 """
@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from actors import messages as m
 from actors.errors import Refused
-from service import bounds
+from common import bounds
 
 CODE = "invariant_violated"
 FLOWS = ("merchant", "customer")

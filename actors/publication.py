@@ -12,8 +12,8 @@ import msgspec
 from actors import messages as m
 from actors.order import Order
 from contract import events as ev
-from service import money
-from service.clock import iso
+from common import money
+from common.clock import iso
 
 
 class PublicEvent(msgspec.Struct, frozen=True, kw_only=True):

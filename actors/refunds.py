@@ -8,7 +8,7 @@ from msgspec.structs import replace
 from actors import messages as m
 from actors.errors import Refused, conflict, not_found
 from actors.state import Order, OrderStatus, Refund, RefundStatus, TxAttempt
-from service import money
+from common import money
 
 
 def _ensure_refundable(order: Order, amount: int) -> None:

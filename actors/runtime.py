@@ -27,7 +27,7 @@ from actors import batch, intake, store
 from actors import messages as m
 from actors.leases import Leases
 from actors.order import Order
-from service.clock import utcnow
+from common.clock import utcnow
 from streams import retention
 from streams.connection import Client, blocking_reader, close_reader, read_group
 from streams.names import ACTORS_GROUP, Keys

@@ -8,7 +8,7 @@ from actors import messages as m
 from actors import refunds
 from actors.errors import Refused, conflict, not_found
 from actors.state import Order, RefundToken, TokenStatus
-from service import money
+from common import money
 
 
 def _token(order: Order, token: str) -> RefundToken:

@@ -34,8 +34,8 @@ from cryptography.fernet import Fernet
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from service import db, merchants  # noqa: E402
-from service.secrets import Vault  # noqa: E402
+from common import db, merchants  # noqa: E402
+from common.secrets import Vault  # noqa: E402
 from web.signing import sign  # noqa: E402
 
 PATH = "/b2b/v1/checkout-sessions/quick"

@@ -11,7 +11,7 @@ from chain_watchers.base import (
     UnknownToken,
 )
 from chain_watchers.registry import Network, Registry, Stablecoin, UnknownNetwork, load_registry
-from chain_watchers.units import InvalidAmount, from_base_units, to_base_units
+from common.money import InvalidAmount, from_base_units, to_base_units
 
 __all__ = [
     "ChainAdapter",

@@ -10,6 +10,10 @@ import msgspec
 from chain_watchers.registry import Network, Stablecoin
 
 
+# keccak("Transfer(address,address,uint256)"): the Transfer event of ERC-20 tokens, which TRC-20 tokens emit too.
+TRANSFER_TOPIC = bytes.fromhex("ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
+
+
 class InvalidAddress(ValueError):
     """An address is not well formed for the network's family."""
 

@@ -11,9 +11,8 @@ from collections.abc import Iterable
 from chain_watchers import references, store, unique_amounts
 from chain_watchers.base import SeenTransfer
 from chain_watchers.registry import Network
-from chain_watchers.units import InvalidAmount, to_base_units
 from chain_watchers.watch import Watch
-from service import money
+from common import money
 
 
 async def discover(watch: Watch, network: Network) -> int:
@@ -52,8 +51,8 @@ def _by_amount(network: Network, adapter, reservations: list[unique_amounts.Rese
     for r in reservations:
         for coin in network.stablecoins:
             try:
-                units = to_base_units(money.format(r.amount), coin.decimals)
-            except InvalidAmount:
+                units = money.to_base_units(money.format(r.amount), coin.decimals)
+            except money.InvalidAmount:
                 continue  # finer than the token can carry, so the page quoted no such amount in it
             session = store.Session(session_id=r.session_id, order_id=r.order_id, merchant_id=r.merchant_id,
                                     livemode=r.livemode, open=True, address=r.address)

@@ -7,12 +7,19 @@ import re
 from web3 import AsyncWeb3, Web3
 from web3.exceptions import TransactionNotFound
 
-from chain_watchers.base import AdapterBase, InvalidAddress, InvalidTxHash, SeenTransfer, TokenTransfer, TxObservation
+from chain_watchers.base import (
+    TRANSFER_TOPIC,
+    AdapterBase,
+    InvalidAddress,
+    InvalidTxHash,
+    SeenTransfer,
+    TokenTransfer,
+    TxObservation,
+)
 from chain_watchers.registry import Network
 
-# keccak("Transfer(address,address,uint256)"). The topic ignores which arguments are indexed, and raw LOG opcodes can
-# emit anything, so only ERC-20's layout counts: from and to as topics, the value alone in 32 bytes of data.
-TRANSFER_TOPIC = bytes.fromhex("ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
+# The topic ignores which arguments are indexed, and raw LOG opcodes can emit anything, so only ERC-20's layout
+# counts: from and to as topics, the value alone in 32 bytes of data.
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]{40}")
 _HASH = re.compile(r"0x[0-9a-fA-F]{64}")
 

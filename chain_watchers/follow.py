@@ -8,13 +8,13 @@ from actors import messages as m
 from chain_watchers import store
 from chain_watchers.base import ChainAdapter, UnknownToken
 from chain_watchers.registry import Network
-from chain_watchers.units import to_base_units
+from common.money import to_base_units
 from chain_watchers.verify import (
     PaymentExpectation, Progress, RefundExpectation, Verdict, verify_payment, verify_refund,
 )
 from chain_watchers.watch import Watch
-from service import merchants, money
-from service.ids import derived_id
+from common import merchants, money
+from common.ids import derived_id
 
 
 async def refunds(watch: Watch, network: Network) -> int:

@@ -7,7 +7,7 @@ import pathlib
 import re
 import tomllib
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import msgspec
 
@@ -15,6 +15,7 @@ DEFAULT_FILE = pathlib.Path(__file__).resolve().parent.parent / "config" / "netw
 _ENV_REF = re.compile(r"\$\{([A-Z0-9_]+)(?::-([^}]*))?\}")
 
 Family = Literal["evm", "solana", "tron", "ton"]
+FAMILIES: tuple[Family, ...] = get_args(Family)  # one watcher process each
 
 
 class UnknownNetwork(KeyError):

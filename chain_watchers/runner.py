@@ -10,24 +10,22 @@ import asyncio
 import contextlib
 import logging
 import os
-import random
 import socket
 
 import asyncpg
 import msgspec
 
+from actors.bus import CommandBus
 from chain_watchers import discovery, follow
-from chain_watchers.registry import Network, Registry, load_registry
+from chain_watchers.registry import FAMILIES, Network, Registry, load_registry
 from chain_watchers.watch import AdapterFactory, Bus, Watch, WatchOptions
-from service import db
-from service.clock import Clock, utcnow
-from service.config import Settings
+from common import backoff, db
+from common.clock import Clock, utcnow
+from common.config import Settings
 from streams import connection
 from streams.names import Keys
-from streams.producer import CommandBus
 
 log = logging.getLogger(__name__)
-FAMILIES = ("evm", "solana", "tron", "ton")
 _LOCK = 7_204_600  # advisory lock ids 7204600..7204603, one per family: a second process of a family waits
 
 
@@ -53,7 +51,7 @@ class Backoff:
 
     def failed(self, slug: str, now: float) -> float:
         n = self.failures[slug] = self.failures.get(slug, 0) + 1
-        pause = min(self.max_s, self.base_s * 2 ** (n - 1)) * random.uniform(0.8, 1.2)  # jitter spreads retries
+        pause = backoff.exponential(n, self.base_s, self.max_s)
         self.until[slug] = now + pause
         return pause
 

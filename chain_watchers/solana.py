@@ -13,7 +13,7 @@ from solders.transaction_status import EncodedConfirmedTransactionWithStatusMeta
 
 from chain_watchers.base import AdapterBase, InvalidAddress, InvalidTxHash, TokenTransfer, TxObservation
 from chain_watchers.registry import Network
-from chain_watchers.units import from_base_units
+from common.money import from_base_units
 
 
 class SolanaAdapter(AdapterBase):

@@ -8,7 +8,7 @@ import asyncpg
 import msgspec
 
 from chain_watchers.verify import Verdict
-from service.ids import derived_id
+from common.ids import derived_id
 
 
 class RefundTx(msgspec.Struct, frozen=True, kw_only=True):

@@ -8,10 +8,17 @@ import re
 from tronpy import AsyncTron, keys
 from tronpy.exceptions import TransactionNotFound
 
-from chain_watchers.base import AdapterBase, InvalidAddress, InvalidTxHash, SeenTransfer, TokenTransfer, TxObservation
+from chain_watchers.base import (
+    TRANSFER_TOPIC,
+    AdapterBase,
+    InvalidAddress,
+    InvalidTxHash,
+    SeenTransfer,
+    TokenTransfer,
+    TxObservation,
+)
 from chain_watchers.registry import Network
 
-TRANSFER_TOPIC = "ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef"
 _ADDRESS = re.compile(r"T[1-9A-HJ-NP-Za-km-z]{33}")
 _HASH = re.compile(r"[0-9a-fA-F]{64}")
 
@@ -112,7 +119,7 @@ def _transfers(logs: list[dict]) -> list[TokenTransfer]:
     found = []
     for position, log in enumerate(logs):
         topics = log.get("topics", [])
-        if len(topics) != 3 or topics[0].lower() != TRANSFER_TOPIC:
+        if len(topics) != 3 or topics[0].lower() != TRANSFER_TOPIC.hex():
             continue
         # Event logs name contracts and accounts as 20-byte hex without TRON's 41 prefix, whatever `visible` says.
         found.append(

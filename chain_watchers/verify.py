@@ -9,7 +9,7 @@ import msgspec
 
 from chain_watchers.base import TokenTransfer, TxObservation
 from chain_watchers.registry import Stablecoin
-from chain_watchers.units import from_base_units
+from common.money import from_base_units
 
 MICROS = 6  # the service counts USD in micro-dollars
 # A hash nobody has seen this long after it was posted is taken as never broadcast (or dropped from every mempool).

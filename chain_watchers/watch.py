@@ -14,7 +14,7 @@ import msgspec
 from actors import messages as m
 from chain_watchers.base import ChainAdapter
 from chain_watchers.registry import Network
-from service.clock import Clock, utcnow
+from common.clock import Clock, utcnow
 
 log = logging.getLogger(__name__)
 AdapterFactory = Callable[[Network], Awaitable[ChainAdapter]]

@@ -13,11 +13,11 @@ import sys
 import time
 from pathlib import Path
 
-from service import config, db, merchants
-from service import secrets
-from service.secrets import Vault, master_keys
+from chain_watchers.registry import FAMILIES
+from common import config, db, merchants
+from common import secrets
+from common.secrets import Vault, master_keys
 
-FAMILIES = ("evm", "solana", "tron", "ton")  # chain_watchers.runner.FAMILIES, without importing the chain layer here
 
 
 def _settings(args) -> config.Settings:
@@ -116,7 +116,7 @@ def cmd_keys(args) -> int:
 def cmd_users(args) -> int:
     from getpass import getpass
 
-    from service import users
+    from common import users
 
     password = args.password
     if password is None:

@@ -14,12 +14,12 @@ import socket
 from aiohttp import web
 
 from actors.runtime import Worker
-from service import db
-from service.config import Settings
+from common import db
+from common.config import Settings
 from service.scheduler import Timers, start
 from streams import connection
 from streams.names import Keys
-from streams.producer import CommandBus
+from actors.bus import CommandBus
 
 log = logging.getLogger(__name__)
 

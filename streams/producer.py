@@ -1,4 +1,7 @@
-"""Sends commands to the actors and waits for their replies."""
+"""Sends commands onto their partition streams and waits for the replies addressed to this process.
+
+The bus knows entries, partitions and reply streams, not what a command means: a subclass names how an
+envelope is partitioned and how a reply entry decodes (actors/bus.py for order commands)."""
 
 from __future__ import annotations
 
@@ -8,15 +11,15 @@ import logging
 
 import msgspec
 
-from actors.messages import Envelope, Reply
+from collections.abc import Callable
+from typing import Any
+
 from streams.connection import Client, blocking_reader, close_reader, stream_entries
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
 
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder().encode
-# A reply entry holds the replies of one actor batch to this process, as a JSON array.
-_decode_replies = msgspec.json.Decoder(list[Reply]).decode
 REPLY_BLOCK_MS = 200  # also how long stopping a bus may take
 
 
@@ -36,6 +39,15 @@ return redis.call('XADD', KEYS[2], '*', 'm', ARGV[2])
 
 
 class CommandBus:
+    """Envelopes are msgspec structs with `command_id` and `reply_to`; replies carry `command_id`."""
+
+    # A reply entry holds the replies of one consumer batch to this process, as a JSON array.
+    decode_replies: Callable[[bytes], list[Any]]
+
+    @staticmethod
+    def partition_key(envelope: Any) -> str:
+        raise NotImplementedError
+
     def __init__(self, redis: Client, keys: Keys, consumer: str, timeout_s: float):
         self.redis = redis
         self.pipeliner = Pipeliner(redis)
@@ -44,7 +56,7 @@ class CommandBus:
         self.timeout_s = timeout_s
         # Several requests may wait on one command id (retries with one Idempotency-Key);
         # every answer to that id is the same recorded reply, so the first one serves them all.
-        self._waiting: dict[str, list[asyncio.Future[Reply]]] = {}
+        self._waiting: dict[str, list[asyncio.Future[Any]]] = {}
         self._replies: asyncio.Task | None = None
         self._stopping = False
 
@@ -61,10 +73,10 @@ class CommandBus:
         with contextlib.suppress(Exception):
             await self.redis.delete(self.reply_stream)
 
-    async def send(self, envelope: Envelope, signature: str | None = None, signature_ttl_s: int = 0) -> None:
+    async def send(self, envelope: Any, signature: str | None = None, signature_ttl_s: int = 0) -> None:
         """Append the command to its partition's stream, without waiting for an answer. With a request's
         signature, spend it in the same call: a signature spent already enqueues nothing (SignatureSpent)."""
-        partition = self.keys.partition_of(envelope.command.order_id)
+        partition = self.keys.partition_of(self.partition_key(envelope))
         stream = self.keys.commands(partition)
         if signature is None:
             await self.pipeliner.call("XADD", stream, "*", "m", _encode(envelope))
@@ -72,10 +84,10 @@ class CommandBus:
                                        signature_ttl_s, _encode(envelope)) is None:
             raise SignatureSpent(signature)
 
-    async def ask(self, envelope: Envelope, signature: str | None = None, signature_ttl_s: int = 0) -> Reply:
+    async def ask(self, envelope: Any, signature: str | None = None, signature_ttl_s: int = 0) -> Any:
         envelope = msgspec.structs.replace(envelope, reply_to=self.reply_stream)
         loop = asyncio.get_running_loop()
-        answer: asyncio.Future[Reply] = loop.create_future()
+        answer: asyncio.Future[Any] = loop.create_future()
         waiters = self._waiting.setdefault(envelope.command_id, [])
         waiters.append(answer)
         # A plain timer on the answer itself: wait_for would wrap it in two more futures per request.
@@ -108,7 +120,7 @@ class CommandBus:
 
     def _answer(self, entry_id: bytes, fields: dict[bytes, bytes]) -> None:
         try:
-            replies = _decode_replies(fields[b"r"])
+            replies = self.decode_replies(fields[b"r"])
         except (KeyError, msgspec.DecodeError):
             log.error("undecodable reply %s on %s", entry_id, self.reply_stream)
             return

@@ -15,10 +15,11 @@ from aiohttp.test_utils import TestServer
 from cryptography.fernet import Fernet
 
 from actors.runtime import Worker
-from service import config, db, merchants
-from service.secrets import Vault
+from common import config, db, merchants
+from common.secrets import Vault
 from streams.names import Keys
 from tests.support.client import Signed
+from tests.support.clock import MovableClock
 from web.app import init_app
 
 ADMIN_URL = os.environ.get("TEST_DATABASE_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres")
@@ -93,8 +94,10 @@ def keys(settings):
 
 
 class Stack:
-    def __init__(self, server: TestServer, settings: config.Settings, pool, http: aiohttp.ClientSession):
+    def __init__(self, server: TestServer, settings: config.Settings, pool, http: aiohttp.ClientSession,
+                 clock: MovableClock):
         self.server = server
+        self.clock = clock  # the web's: the time its commands carry and its reads compare with
         self.settings = settings
         self.pool = pool
         self.http = http
@@ -116,7 +119,8 @@ class Stack:
 @contextlib.asynccontextmanager
 async def running(settings, pool, redis, keys):
     """The web app and one actor worker over this settings' database and Redis prefix."""
-    server = TestServer(init_app(settings))
+    clock = MovableClock()
+    server = TestServer(init_app(settings, clock=clock))
     await server.start_server()
     stop = asyncio.Event()
     worker = Worker(pool, redis, keys, f"test-worker-{secrets.token_hex(4)}", settings.lease_ttl_ms,
@@ -124,7 +128,7 @@ async def running(settings, pool, redis, keys):
     task = asyncio.create_task(worker.run(stop))
     http = aiohttp.ClientSession()
     try:
-        yield Stack(server, settings, pool, http)
+        yield Stack(server, settings, pool, http, clock)
     finally:
         await http.close()
         stop.set()

@@ -7,13 +7,13 @@ import secrets
 
 from aiohttp import web
 
-from service import db
-from service.clock import Clock, utcnow
-from service.config import Settings
-from service.secrets import Vault, derived_keys, master_keys
+from common import db
+from common.clock import Clock, utcnow
+from common.config import Settings
+from common.secrets import Vault, derived_keys, master_keys
 from streams import connection
 from streams.names import Keys
-from streams.producer import CommandBus
+from actors.bus import CommandBus
 from web import dashboard, health, openapi, pages, rate_limits, refund_pages, request_ids, routes
 from web.auth import signature_middleware
 from web.context import CONTEXT, Context

@@ -6,7 +6,7 @@ import re
 
 from aiohttp import web
 
-from service import merchants
+from common import merchants
 from web import rate_limits
 from web.context import CALLER, ONE_COMMAND, UNSPENT_SIGNATURE, ctx
 from web.errors import ApiError

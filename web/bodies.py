@@ -7,7 +7,7 @@ from typing import Annotated
 import msgspec
 from msgspec import Meta
 
-from service import bounds
+from common import bounds
 
 # An object's id, as the service makes them (a prefix, `_`, letters and digits): never `/`, `..` or a control character.
 Id = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]

@@ -16,7 +16,7 @@ from actors import messages as m
 from actors.errors import Refused, not_found
 from readmodel import order as views
 from readmodel.order import OrderView
-from service import money
+from common import money
 from streams.producer import ReplyTimeout, SignatureSpent
 from web import decoding
 from web.context import UNSPENT_SIGNATURE, caller, ctx
@@ -76,25 +76,32 @@ def checked(command: m.Command) -> m.Command:
 
 
 async def submit(request: web.Request, ids: Ids, command: m.Command) -> OrderView:
-    """Send the command to its order's actor and wait; a refusal becomes an ApiError."""
-    checked(command)
-    envelope = m.Envelope(command_id=ids.make("cmd", "command"), command=command,
+    """Send a signed request's command to its order's actor and wait; a refusal becomes an ApiError."""
+    envelope = m.Envelope(command_id=ids.make("cmd", "command"), command=checked(command),
                           request_hash=request_hash(request.method, request.path, await request.read()))
+    return await ask(request, envelope, signed=True)
+
+
+RETRY_WITH_KEY = "The command was accepted but not answered in time; retry with the same Idempotency-Key."
+
+
+async def ask(request: web.Request, envelope: m.Envelope, *, signed: bool = False,
+              timeout_message: str = RETRY_WITH_KEY) -> OrderView:
+    """The round trip of every command the web sends, the API's and the hosted pages' alike. A signed request
+    spends its signature with the command; a repeat with an Idempotency-Key gets only a recorded answer."""
     c = ctx(request)
     try:
-        try:
-            reply = await c.bus.ask(envelope, request.get(UNSPENT_SIGNATURE), replay_ttl(c.settings))
-        except SignatureSpent:
-            if idempotency_key(request) is None:
-                raise replayed() from None
-            # A repeat with a key: the answer recorded for the key's command serves it, and nothing else may.
-            reply = await c.bus.ask(msgspec.structs.replace(envelope, recorded_only=True))
+        if not signed:
+            reply = await c.bus.ask(envelope)
+        else:
+            try:
+                reply = await c.bus.ask(envelope, request.get(UNSPENT_SIGNATURE), replay_ttl(c.settings))
+            except SignatureSpent:
+                if idempotency_key(request) is None:
+                    raise replayed() from None
+                reply = await c.bus.ask(msgspec.structs.replace(envelope, recorded_only=True))
     except ReplyTimeout:
-        raise ApiError(
-            504, "command_timeout",
-            "The command was accepted but not answered in time; retry with the same Idempotency-Key.",
-            command_id=envelope.command_id,
-        ) from None
+        raise ApiError(504, "command_timeout", timeout_message, command_id=envelope.command_id) from None
     except (RedisError, ConnectionError, OSError):
         raise ApiError(503, "service_unavailable", "The command queue is unavailable; retry shortly.",
                        command_id=envelope.command_id) from None

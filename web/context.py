@@ -7,13 +7,13 @@ from dataclasses import dataclass, field
 import asyncpg
 from aiohttp import web
 
-from service.clock import Clock, utcnow
-from service.config import Settings
-from service.merchants import ApiKey
-from service.secrets import DerivedKeys, Vault
+from common.clock import Clock, utcnow
+from common.config import Settings
+from common.merchants import ApiKey
+from common.secrets import DerivedKeys, Vault
 from streams.connection import Client
 from streams.names import Keys
-from streams.producer import CommandBus
+from actors.bus import CommandBus
 from web.key_cache import KeyCache
 
 

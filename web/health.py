@@ -7,7 +7,7 @@ import asyncio
 
 from aiohttp import web
 
-from service import db
+from common import db
 from web.context import ctx
 
 CHECK_TIMEOUT_S = 2.0

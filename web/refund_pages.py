@@ -15,12 +15,11 @@ from msgspec import Meta
 from actors import messages as m
 from readmodel import order as views
 from readmodel.order import OrderView, TokenView
-from service import merchants, money
-from service.ids import random_id
-from streams.producer import ReplyTimeout
+from common import merchants, money
+from common.ids import random_id
 from web import decoding, destinations, i18n
 from web.commands import amount as parse_amount
-from web.commands import checked
+from web.commands import ask, checked
 from web.context import ctx
 from web.errors import ApiError
 from web.pages import params as page_params
@@ -113,13 +112,7 @@ def _check_origin(request: web.Request, token: str, sent: str) -> None:
 
 async def _ask(request: web.Request, command: m.Command) -> OrderView:
     envelope = m.Envelope(command_id=random_id("cmd"), command=checked(command))
-    try:
-        reply = await ctx(request).bus.ask(envelope)
-    except ReplyTimeout:
-        raise ApiError(504, "command_timeout", "The request is taking long; reload the page to see its state.") from None
-    if not reply.ok:
-        raise ApiError(reply.error.status, reply.error.code, reply.error.message, reply.error.param)
-    return views.decode(reply.state)
+    return await ask(request, envelope, timeout_message="The request is taking long; reload the page to see its state.")
 
 
 def _wants_json(request: web.Request) -> bool:

@@ -10,9 +10,9 @@ from aiohttp import web
 
 from contract import api as contract
 from readmodel.order import OrderView, RefundView, SessionView, TokenView
-from service import money
-from service.clock import iso
-from service.config import Settings
+from common import money
+from common.clock import iso
+from common.config import Settings
 
 _encode = msgspec.json.Encoder().encode
 R = TypeVar("R", bound=contract.Refund)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from service.config import Settings
+from common.config import Settings
 from web.context import REPEATED_SIGNATURE, ctx
 from web.errors import ApiError
 

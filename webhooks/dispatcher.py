@@ -23,8 +23,8 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from actors.publication import PublicEvent
-from service.clock import Clock, utcnow
-from service.secrets import Vault
+from common.clock import Clock, utcnow
+from common.secrets import Vault
 from streams.connection import Client
 from streams.names import WEBHOOKS_GROUP, Keys
 from webhooks import endpoints, outcomes, schedule, store

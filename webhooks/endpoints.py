@@ -7,9 +7,9 @@ from datetime import datetime, timedelta
 import asyncpg
 import msgspec
 
-from service.clock import iso
-from service.ids import random_id, secret_token
-from service.secrets import Vault
+from common.clock import iso
+from common.ids import random_id, secret_token
+from common.secrets import Vault
 from webhooks import store
 from webhooks.events import Envelope, record_merchant_event
 

@@ -11,8 +11,8 @@ import msgspec
 from actors import schema
 from actors.order import evolve
 from actors.publication import PublicEvent, publish
-from service.clock import iso
-from service.ids import random_id
+from common.clock import iso
+from common.ids import random_id
 from webhooks.sql import Params
 
 

@@ -7,9 +7,9 @@ import logging
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from service import db
-from service.config import Settings
-from service.secrets import Vault, master_keys
+from common import db
+from common.config import Settings
+from common.secrets import Vault, master_keys
 from streams import connection
 from streams.names import WEBHOOKS_GROUP, Keys
 from webhooks import settings as webhook_settings

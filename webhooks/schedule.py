@@ -2,27 +2,20 @@
 
 from __future__ import annotations
 
-import random
 from datetime import datetime, timedelta
-from typing import Callable
+
+from common.backoff import Jitter, exponential, uniform_jitter
 
 FIRST_RETRY = timedelta(minutes=1)
 LONGEST_WAIT = timedelta(hours=12)
 # A delivery still failing this long after its first attempt is given up; an endpoint whose attempts
 # have all failed for this long is disabled. Without jitter this makes 16 attempts over 77 hours.
 GIVE_UP_AFTER = timedelta(days=3)
-Jitter = Callable[[], float]
-
-
-def uniform_jitter() -> float:
-    """A factor in [0.8, 1.2): spreads the retries of many deliveries that failed together."""
-    return random.uniform(0.8, 1.2)
 
 
 def wait(failures: int, jitter: Jitter = uniform_jitter) -> timedelta:
     """The wait after the n-th failed attempt of a round: 1 min, 2, 4, ... doubling up to 12 h."""
-    nominal = min(FIRST_RETRY * 2 ** (failures - 1), LONGEST_WAIT)
-    return nominal * jitter()
+    return exponential(failures, FIRST_RETRY, LONGEST_WAIT, jitter)
 
 
 def next_attempt(failures: int, round_started_at: datetime, now: datetime,

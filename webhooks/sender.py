@@ -10,7 +10,7 @@ from datetime import datetime
 import aiohttp
 import msgspec
 
-from service.clock import Clock, utcnow
+from common.clock import Clock, utcnow
 from webhooks import signing
 from webhooks.ssrf import guarded_socket
 

@@ -8,7 +8,7 @@ from aiohttp import web
 from solders.keypair import Keypair
 from solders.signature import Signature
 
-from chain_watchers.units import from_base_units
+from common.money import from_base_units
 
 TOKEN_PROGRAM = "TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA"
 # Rooting needs 31+ confirmed blocks on top (max lockout 32); the model calls a slot finalized at that depth.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from chain_watchers.units import InvalidAmount, from_base_units, to_base_units
+from common.money import InvalidAmount, from_base_units, to_base_units
 
 TO_UNITS = [
     ("12.5", 6, 12_500_000),

@@ -12,7 +12,7 @@ import zxingcpp
 from PIL import Image
 from playwright.async_api import Locator, Page, expect
 
-from service import users
+from common import users
 from tests.support.client import Signed
 
 PASSWORD = "correct horse battery staple"

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import expect
 
-from service import money
+from common import money
 from tests.dashboard.support import SIZES, decode_qr, sign_in
 from tests.e2e.support import receive_addresses
 from tests.integration.helpers import quick, pay

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from service.config import load
+from common.config import load
 from tests.dashboard.support import sign_in
 from web.dashboard import signin, site
 

@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from service import users
+from common import users
 from web.context import CONTEXT
 from web.dashboard.html import HEADERS
 

@@ -25,7 +25,7 @@ LOADERS = {
 }
 
 SHOP = """<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>Test shop</title>
+<html lang="en"><head><meta charset="utf-8"><title>Test shop</title><link rel="icon" href="data:,">
 <style>body {{ font-family: sans-serif; margin: 0; padding: 16px; }} .tall {{ height: 3000px; }}</style></head>
 <body>
 <h1>Test shop ({build})</h1>

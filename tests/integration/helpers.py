@@ -7,10 +7,9 @@ from datetime import timedelta
 
 import redis.asyncio as aioredis
 
-from service.clock import utcnow
 from service.scheduler import Timers
 from streams.names import Keys
-from streams.producer import CommandBus
+from actors.bus import CommandBus
 
 QUICK = "/b2b/v1/checkout-sessions/quick"
 USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"
@@ -34,13 +33,13 @@ async def order(client, order_id: str) -> dict:
 
 
 async def expire_due(stack, seconds_ahead: int) -> int:
-    """Run the scheduler's sweep with its clock moved forward; returns how many it sent."""
+    """Run the scheduler's sweep on the stack's clock moved forward; returns how many it sent."""
     settings = stack.settings
     redis = aioredis.Redis.from_url(settings.redis_url)
     bus = CommandBus(redis, Keys(settings.redis_prefix, settings.partitions), "test-scheduler", 5)
     await bus.start()
     try:
-        sweep = Timers(stack.pool, bus, clock=lambda: utcnow() + timedelta(seconds=seconds_ahead))
+        sweep = Timers(stack.pool, bus, clock=lambda: stack.clock() + timedelta(seconds=seconds_ahead))
         return await sweep.sweep()
     finally:
         await bus.stop()

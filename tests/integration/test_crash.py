@@ -15,8 +15,8 @@ import aiohttp
 import pytest
 from aiohttp.test_utils import TestServer
 
-from service import merchants
-from service.secrets import Vault
+from common import merchants
+from common.secrets import Vault
 from tests.support.client import Signed
 from web.app import init_app
 

@@ -11,9 +11,9 @@ import msgspec
 import pytest
 from cryptography.fernet import Fernet, InvalidToken
 
-from service import db
-from service.merchants import ApiKey
-from service.secrets import Vault
+from common import db
+from common.merchants import ApiKey
+from common.secrets import Vault
 from tests.conftest import RUN, database, running
 from web.key_cache import MAX_ENTRIES, KeyCache
 

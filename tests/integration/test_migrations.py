@@ -7,7 +7,7 @@ import secrets
 import asyncpg
 import pytest
 
-from service import db
+from common import db
 from tests.conftest import ADMIN_URL
 
 BEFORE_BATCH_OUTBOX = "008_batch_outbox_and_order_numbers.sql"

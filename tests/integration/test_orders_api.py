@@ -175,7 +175,7 @@ async def test_cancel_keeps_the_merchants_note(stack, merchant):
 
 async def test_a_one_second_session_is_canceled_by_the_next_sweep(stack, merchant):
     created = await quick(merchant, ttl_seconds=1)
-    await asyncio.sleep(1.1)
+    stack.clock.advance(1.1)
     assert await expire_due(stack, 0) >= 1  # the scheduler's sweep at the real time
     body = await until(merchant, created["order_id"], lambda o: o["status"] == "CANCELED")
     assert body["metadata"]["canceled_reason"] == "payment_timeout"

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from actors.runtime import Worker
-from service.clock import utcnow
+from common.clock import utcnow
 from streams.names import Keys
 from tests.integration.helpers import quick
 

@@ -13,7 +13,7 @@ import redis.asyncio as aioredis
 from actors import messages as m
 from actors.runtime import Worker
 from streams.names import ACTORS_GROUP, Keys
-from streams.producer import CommandBus
+from actors.bus import CommandBus
 from tests.support.commands import create_order, make_core_raise
 
 MAX_DELIVERIES = 3

@@ -13,7 +13,7 @@ import msgspec
 import pytest
 from aiohttp.test_utils import TestServer
 
-from service import merchants
+from common import merchants
 from tests.support.client import Signed
 from web.app import init_app
 

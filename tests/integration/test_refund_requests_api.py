@@ -225,7 +225,7 @@ async def test_cancel_emits_once_with_reason(stack, merchant):
 async def test_expiry_by_scheduler_and_at_read_time(stack, merchant):
     order_id = await paid_order(merchant)
     token = (await minted(merchant, order_id, ttl_seconds=1))["token"]
-    await asyncio.sleep(1.1)
+    stack.clock.advance(1.1)
     status, read = await merchant.get(f"/b2b/v1/refund-requests/{token}")
     assert read["status"] == "EXPIRED_UNUSED"  # before any sweep ran
     assert await expire_due(stack, 0) >= 1
@@ -239,7 +239,7 @@ async def test_expiry_by_scheduler_and_at_read_time(stack, merchant):
 async def test_renewal_flow(stack, merchant, buyer):
     order_id = await paid_order(merchant)
     token = (await minted(merchant, order_id, ttl_seconds=1))["token"]
-    await asyncio.sleep(1.1)
+    stack.clock.advance(1.1)
     since = await last_seq(stack, order_id)
     status, answer = await buyer.renew(token, "I was travelling")
     assert (status, answer["status"]) == (200, "RENEWAL_REQUESTED")
@@ -282,11 +282,11 @@ async def _submitted(stack, merchant, buyer, token):
 
 
 async def _expired(stack, merchant, buyer, token):
-    await asyncio.sleep(1.1)
+    stack.clock.advance(1.1)
 
 
 async def _renewal_requested(stack, merchant, buyer, token):
-    await asyncio.sleep(1.1)
+    stack.clock.advance(1.1)
     assert (await buyer.renew(token))[0] == 200
 
 
@@ -377,7 +377,7 @@ async def _submit_row(stack, merchant, buyer, order_id, token):
 
 
 async def _time_passes_row(stack, merchant, buyer, order_id, token):
-    await asyncio.sleep(1.1)
+    stack.clock.advance(1.1)
     sent = await expire_due(stack, 0)
     for _ in range(60):
         if await stack.pool.fetchval("SELECT status FROM refund_tokens WHERE token = $1", token) == "EXPIRED_UNUSED":

@@ -12,7 +12,8 @@ from redis.exceptions import RedisError
 from actors import messages as m
 from actors.runtime import Worker
 from streams.names import Keys
-from streams.producer import CommandBus, ReplyTimeout
+from actors.bus import CommandBus
+from streams.producer import ReplyTimeout
 from tests.support.commands import create_order
 
 

@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from actors import batch
 from actors import messages as m
-from service.clock import utcnow
+from common.clock import utcnow
 
 
 def create_order(merchant_id: str, order_id: str | None = None) -> m.Envelope:

@@ -15,8 +15,8 @@ from pathlib import Path
 import aiohttp
 from cryptography.fernet import Fernet
 
-from service import db, merchants
-from service.secrets import Vault
+from common import db, merchants
+from common.secrets import Vault
 from tests.conftest import database
 from tests.support.client import Signed
 

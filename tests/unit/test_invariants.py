@@ -10,7 +10,7 @@ import pytest
 from actors import messages as m
 from actors.errors import Refused
 from actors.order import decide, run
-from service import bounds
+from common import bounds
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 BASE = dict(order_id="ord_a1", merchant_id="mer_a1", livemode=False, at=T0)

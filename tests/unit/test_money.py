@@ -1,6 +1,6 @@
 import pytest
 
-from service import money
+from common import money
 
 VALID = [("10.50", 10_500_000), ("0.000001", 1), ("1", 1_000_000), ("999999999999.999999", 999_999_999_999_999_999)]
 INVALID = [

@@ -16,7 +16,7 @@ from actors import messages as m
 from actors.errors import Refused
 from actors.order import decide, evolve, replay
 from actors.state import Order, OrderStatus, RefundStatus, TokenStatus
-from service import bounds
+from common import bounds
 from tests.unit.test_order_machine import BASE, T0
 
 settings.register_profile("ci", max_examples=400, deadline=None, database=None,

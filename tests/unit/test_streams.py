@@ -13,10 +13,11 @@ from redis.exceptions import RedisError
 
 from actors.leases import Leases
 from actors.messages import CancelOrder, Envelope, Reply
-from service.clock import utcnow
+from common.clock import utcnow
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
-from streams.producer import CommandBus, ReplyTimeout
+from actors.bus import CommandBus
+from streams.producer import ReplyTimeout
 from tests.conftest import REDIS_URL
 
 

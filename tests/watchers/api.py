@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from chain_watchers import unique_amounts
-from service import money
-from service.clock import utcnow
+from common import money
+from common.clock import utcnow
 from tests.integration.helpers import pay, quick
 from tests.support.client import Signed
 

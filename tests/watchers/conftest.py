@@ -11,7 +11,7 @@ import pytest
 from chain_watchers.registry import Network, Registry
 from chain_watchers.runner import Watcher
 from chain_watchers.watch import AdapterFactory, WatchOptions
-from streams.producer import CommandBus
+from actors.bus import CommandBus
 from tests.chain.test_evm import EvmWorld
 from tests.watchers.evm_shop import EvmShop, use_local_token
 from web import destinations

@@ -11,7 +11,7 @@ import secrets
 
 from chain_watchers.evm import EvmAdapter
 from chain_watchers.runner import Tick, Watcher
-from service import money
+from common import money
 from tests.chain.test_evm import GAS, EvmWorld
 from tests.integration.helpers import QUICK, order
 from tests.support.client import Signed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from solders.keypair import Keypair
 
-from service import money
+from common import money
 from tests.chain.fake_solana_rpc import Cluster
 from tests.watchers import api
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from actors import messages as m
 from chain_watchers import store
-from service import money
-from service.clock import utcnow
+from common import money
+from common.clock import utcnow
 from tests.watchers import api
 
 

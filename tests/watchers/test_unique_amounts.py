@@ -10,7 +10,7 @@ import pytest
 
 from chain_watchers import unique_amounts
 from chain_watchers.unique_amounts import RESERVED_AFTER_EXPIRY, pick
-from service.clock import utcnow
+from common.clock import utcnow
 
 PICKS = [
     ("nothing-taken-quotes-the-price", 10_000_000, set(), 9_999, 10_000_000),

@@ -6,8 +6,8 @@ import secrets
 
 import pytest
 
-from service.clock import utcnow
-from service.secrets import Vault
+from common.clock import utcnow
+from common.secrets import Vault
 from tests.webhooks.support import Receiver
 from webhooks.dispatcher import Dispatcher
 from webhooks.settings import WebhookSettings

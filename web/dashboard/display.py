@@ -7,7 +7,7 @@ from typing import Any
 from pytoniq_core import Address
 
 from chain_watchers import InvalidAmount, Network, UnknownNetwork, UnknownToken, to_base_units
-from service import money
+from common import money
 from web import destinations
 from web.pages.quotes import network_name, shown_address
 

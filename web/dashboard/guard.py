@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from service.merchants import ApiKey
+from common.merchants import ApiKey
 from web import decoding
 from web.context import CALLER, ctx
 from web.dashboard import keys, sessions, site

@@ -7,7 +7,7 @@ from aiohttp import web
 
 from actors import schema
 from readmodel.statuses import OrderStatus
-from service import money
+from common import money
 from web import lookups
 from web.context import ctx
 from web.dashboard import display

@@ -7,7 +7,7 @@ import msgspec
 from aiohttp import web
 
 from actors import messages as m
-from service import money
+from common import money
 from web import bodies, decoding, lookups
 from web.context import ctx
 from web.dashboard import display, keys

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from service.config import Settings
+from common.config import Settings
 from web.dashboard import issue, keys, orders, payout, review, settings, signin, site, webhooks
 from web.dashboard.html import error_page
 

@@ -11,7 +11,7 @@ import asyncpg
 import msgspec
 from aiohttp import web
 
-from service.users import StaffUser
+from common.users import StaffUser
 
 COOKIE = "dash_session"
 LIFETIME = timedelta(hours=12)  # a working day; then the user signs in again

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from service import merchants
+from common import merchants
 from web import bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, webhooks

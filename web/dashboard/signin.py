@@ -8,7 +8,7 @@ import secrets
 
 from aiohttp import web
 
-from service import users
+from common import users
 from web import decoding
 from web.context import Context, ctx
 from web.dashboard import keys, sessions

@@ -6,7 +6,7 @@ from urllib.parse import urlsplit
 
 from aiohttp import web
 
-from service.config import Settings
+from common.config import Settings
 
 DEFAULT_PREFIX = "/dashboard"
 MODES = ("test", "live")

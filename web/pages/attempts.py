@@ -8,7 +8,7 @@ import msgspec
 from aiohttp import web
 from msgspec import Meta
 
-from service.ids import random_id
+from common.ids import random_id
 from web import destinations
 from web.commands import body
 from web.context import ctx

@@ -7,7 +7,7 @@ import logging
 from aiohttp import web
 
 from chain_watchers import UnknownNetwork, unique_amounts
-from service import money
+from common import money
 from web import destinations
 from web.context import ctx
 from web.errors import ApiError

@@ -12,7 +12,7 @@ from pytoniq_core import Address
 
 from chain_watchers import InvalidAddress, InvalidAmount, Network, Registry, to_base_units
 from chain_watchers.references import reference
-from service import money
+from common import money
 from web.destinations import adapter_class
 
 log = logging.getLogger(__name__)

@@ -7,7 +7,7 @@ import msgspec
 
 from readmodel import order as views
 from readmodel.order import OrderView, SessionView
-from service import merchants
+from common import merchants
 
 
 class Attempt(msgspec.Struct, frozen=True):

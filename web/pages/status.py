@@ -10,8 +10,8 @@ from datetime import datetime
 
 from readmodel.order import OrderView, SessionView
 from readmodel.statuses import OrderStatus, SessionStatus
-from service import money
-from service.clock import iso
+from common import money
+from common.clock import iso
 from web.pages.session import Attempt
 
 SETTLED = {OrderStatus.PAID, OrderStatus.REFUNDED, OrderStatus.PARTIALLY_REFUNDED}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from contract import api as contract
-from service import merchants
+from common import merchants
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.render import respond

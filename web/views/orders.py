@@ -10,7 +10,7 @@ from actors import messages as m
 from contract import api as contract
 from readmodel.order import OrderView
 from readmodel.statuses import OrderStatus
-from service import bounds, money
+from common import bounds, money
 from web import bodies, lookups
 from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx

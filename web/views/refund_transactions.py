@@ -8,7 +8,7 @@ from aiohttp import web
 
 from actors import messages as m
 from contract import api as contract
-from service.clock import iso
+from common.clock import iso
 from web import bodies, destinations, lookups
 from web.commands import Ids, body, submit
 from web.context import ctx

@@ -6,7 +6,7 @@ from aiohttp import web
 
 from actors import messages as m
 from contract import api as contract
-from service import merchants
+from common import merchants
 from web import bodies, destinations, lookups
 from web.commands import Ids, amount, body, submit
 from web.context import caller, ctx

@@ -6,7 +6,7 @@ from aiohttp import web
 from msgspec.structs import replace
 
 from contract import api as contract
-from service import merchants
+from common import merchants
 from web import bodies, destinations, idempotency
 from web.commands import body
 from web.context import ctx

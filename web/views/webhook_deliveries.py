@@ -6,7 +6,7 @@ import msgspec
 from aiohttp import web
 
 from contract import api as contract
-from service.clock import iso
+from common.clock import iso
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.pagination import Page

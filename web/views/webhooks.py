@@ -7,7 +7,7 @@ from datetime import timedelta
 from aiohttp import web
 
 from contract import api as contract
-from service.clock import iso
+from common.clock import iso
 from web import idempotency
 from web.commands import body
 from web.context import caller, ctx

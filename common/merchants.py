@@ -7,8 +7,8 @@ import secrets
 import asyncpg
 import msgspec
 
-from service.ids import random_id
-from service.secrets import Vault
+from common.ids import random_id
+from common.secrets import Vault
 
 
 class Merchant(msgspec.Struct, frozen=True):

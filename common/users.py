@@ -10,7 +10,7 @@ import msgspec
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from service.ids import random_id
+from common.ids import random_id
 
 MIN_PASSWORD = 10
 MAX_PASSWORD = 1024  # argon2 takes any length; this only bounds the work a sign-in form can ask for

@@ -1,0 +1,50 @@
+"""The top-level packages import each other in layers (docs/architecture.md): a new import that goes up a
+layer, or makes a cycle, fails here rather than in next year's refactoring."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+# What each package may import of the project; the pure helpers of `common` import nothing at all.
+ALLOWED = {
+    "common": set(),
+    "contract": set(),
+    "readmodel": set(),
+    "streams": set(),
+    "actors": {"common", "contract", "readmodel", "streams"},
+    "chain_watchers": {"actors", "common", "streams"},
+    "webhooks": {"actors", "common", "contract", "streams"},
+    "web": {"actors", "chain_watchers", "common", "contract", "readmodel", "streams", "webhooks"},
+    "service": {"actors", "chain_watchers", "common", "contract", "readmodel", "streams", "web", "webhooks"},
+}
+PURE = ("common/money.py", "common/ids.py", "common/clock.py", "common/bounds.py", "common/backoff.py")
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+@pytest.mark.parametrize("package", sorted(ALLOWED))
+def test_a_package_imports_only_the_layers_below_it(package):
+    crossings = {
+        f"{path.relative_to(ROOT)} imports {name}"
+        for path in (ROOT / package).rglob("*.py")
+        for name in _imports(path)
+        if name in ALLOWED and name != package and name not in ALLOWED[package]
+    }
+    assert not crossings
+
+
+@pytest.mark.parametrize("module", PURE)
+def test_pure_helpers_import_nothing_of_the_project_but_each_other(module):
+    assert not (_imports(ROOT / module) & (set(ALLOWED) - {"common"}))
