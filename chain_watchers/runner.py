@@ -38,6 +38,11 @@ class Tick(msgspec.Struct, frozen=True):
     failed: tuple[str, ...] = ()  # networks whose RPC failed this tick (now backing off)
 
 
+# Errors only a fault of this code raises. Client libraries report a node's trouble (HTTP status, RPC error,
+# timeout, unreadable answer) in other types, KeyError and ValueError among them.
+CODE_FAULTS = (TypeError, AttributeError, NameError, AssertionError, ImportError, NotImplementedError)
+
+
 class Backoff:
     """Per network: after n failures in a row, wait base * 2^(n-1) (capped, with jitter) before the next try."""
 
@@ -92,7 +97,12 @@ class Watcher:
             except Exception as error:
                 pause = self.backoff.failed(network.slug, loop.time())
                 failed.append(network.slug)
-                log.warning("watch %s: %s: %s; next try in %.1f s", network.slug, type(error).__name__, error, pause)
+                if isinstance(error, CODE_FAULTS):
+                    # Our bug, not the node's: it backs off all the same, but with its traceback for the on-call.
+                    log.exception("watch %s: a fault of the watcher's code; next try in %.1f s", network.slug, pause)
+                else:
+                    log.warning("watch %s: %s: %s; next try in %.1f s", network.slug, type(error).__name__, error,
+                                pause)
                 await self.watch.forget(network)
             else:
                 self.backoff.succeeded(network.slug)

@@ -59,3 +59,25 @@ async def test_rate_limited_rpc_is_retried_and_the_refund_still_executes(merchan
     assert (tick.failed, tick.refunds) == ((), 1)
     assert watcher.backoff.failures == {}
     assert (await api.read_refund(merchant, refund_id))["status"] == "EXECUTED"
+
+
+@pytest.mark.parametrize(("raised", "level", "with_traceback"), [
+    (TypeError("unsupported operand"), "ERROR", True),  # a fault of the watcher's code
+    (AttributeError("no attribute 'slot'"), "ERROR", True),
+    (ValueError("RPC error -32005: limit exceeded"), "WARNING", False),  # the node's trouble, as web3 reports it
+    (KeyError("result"), "WARNING", False),  # an unreadable answer
+], ids=["type-error", "attribute-error", "rpc-error", "unreadable-answer"])
+async def test_a_code_fault_is_logged_with_its_traceback_and_a_node_fault_is_not(
+        watchers, monkeypatch, caplog, raised, level, with_traceback) -> None:
+    async def broken(watch, network):
+        raise raised
+
+    monkeypatch.setattr("chain_watchers.discovery.discover", broken)
+    network = load_registry(env={}).network(NETWORK)
+    watcher = watchers("solana", (network,), open_adapter)
+    with caplog.at_level("WARNING", logger="chain_watchers.runner"):
+        assert (await watcher.run_once()).failed == (NETWORK,)
+    [record] = [r for r in caplog.records if r.name == "chain_watchers.runner"]
+    assert record.levelname == level
+    assert (record.exc_info is not None) is with_traceback
+    assert watcher.backoff.failures == {NETWORK: 1}  # either way the network backs off
