@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 import traceback
 from collections import OrderedDict
@@ -41,23 +40,23 @@ REPLY_STREAM_MAXLEN = 10_000
 TRIM_EVERY_S = 30.0
 _APPEND_EACH = "for i = 1, #ARGV do redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) end return #ARGV"
 RESTART_DELAY_S = 0.5  # before a lane or the lease keeper that died starts again
-# Test hook: the named point makes the process die there, to prove crash safety (tests only).
-CRASH_POINT = os.environ.get("ACTORS_CRASH_POINT", "")
 
 _INFRA_ERRORS = (OSError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError, asyncio.TimeoutError,
                  redis_errors.ConnectionError, redis_errors.TimeoutError)
 
 
-def _crash_if(point: str) -> None:
-    if CRASH_POINT == point:
-        os._exit(137)
+class BatchHooks:
+    """The moments of a batch's commit. They do nothing here; the crash tests subclass them to kill the worker
+    at each moment, as a kill -9 would (tests/support/crashing.py)."""
 
+    def before_commit(self) -> None:
+        pass
 
-async def _die_while(committing: Awaitable) -> None:
-    """Exit with the batch's statement sent and its answer unread, as a kill at the worst moment would."""
-    asyncio.ensure_future(committing)
-    await asyncio.sleep(0.05)
-    os._exit(137)
+    async def commit(self, statement: Awaitable) -> None:
+        await statement
+
+    def after_commit(self) -> None:
+        pass
 
 
 class Message(msgspec.Struct):
@@ -103,8 +102,10 @@ class Lane:
 class Worker:
     def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, worker_id: str,
                  lease_ttl_ms: int = 5000, batch_size: int = 500, lanes: int = 2, *,
-                 max_deliveries: int = 5, retention_s: int = 86_400, max_skew_s: float = 300):
+                 max_deliveries: int = 5, retention_s: int = 86_400, max_skew_s: float = 300,
+                 hooks: BatchHooks = BatchHooks()):
         self.pool = pool
+        self.hooks = hooks
         self.redis = redis
         self.keys = keys
         self.worker_id = worker_id
@@ -303,7 +304,7 @@ class Worker:
         if refused:
             applied = iter(outcomes)
             outcomes = [refused[msg.entry_id] if msg.entry_id in refused else next(applied) for msg in readable]
-        _crash_if("after_commit")
+        self.hooks.after_commit()
         await lane.finish_previous()
         lane.finishing = asyncio.create_task(self._finish(lane, messages, readable, outcomes))
 
@@ -375,13 +376,11 @@ class Worker:
         for order in prepared.orders.values():
             self._remember(order)
         decided = batch.decide_batch(envelopes, prepared, self._cache)
-        _crash_if("before_commit")
+        self.hooks.before_commit()
         try:
             # One statement, so one transaction of its own: no BEGIN and COMMIT round trips around it.
-            committing = store.commit(conn, decided.fresh, decided.changed, decided.encoded, decided.views, published)
-            if CRASH_POINT == "commit_in_flight":
-                await _die_while(committing)
-            await committing
+            await self.hooks.commit(store.commit(conn, decided.fresh, decided.changed, decided.encoded, decided.views,
+                                                 published))
         except BaseException:
             for order_id in decided.changed:
                 self._cache.pop(order_id, None)

@@ -10,16 +10,20 @@ import os
 import secrets
 import signal
 import socket
+from typing import TYPE_CHECKING
 
 from aiohttp import web
 
-from actors.runtime import Worker
+from actors.bus import CommandBus
+from actors.runtime import BatchHooks, Worker
 from common import db
 from common.config import Settings
 from service.scheduler import Timers, start
 from streams import connection
 from streams.names import Keys
-from actors.bus import CommandBus
+
+if TYPE_CHECKING:  # the webhooks process alone loads its package
+    from webhooks.dispatcher import DispatchHooks
 
 log = logging.getLogger(__name__)
 
@@ -52,7 +56,7 @@ def _settle_garbage_collector() -> None:
     gc.freeze()
 
 
-async def _actors(settings: Settings) -> None:
+async def _actors(settings: Settings, hooks: BatchHooks) -> None:
     stop = _stop_event()
     pool = await db.connect(settings.database_url, min_size=2, max_size=4, server_settings=db.ACTOR_SETTINGS)
     redis = connection.connect(settings.redis_url)
@@ -60,7 +64,7 @@ async def _actors(settings: Settings) -> None:
     worker = Worker(pool, redis, Keys(settings.redis_prefix, settings.partitions), worker_id,
                     settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes,
                     max_deliveries=settings.command_max_deliveries, retention_s=settings.stream_retention_s,
-                    max_skew_s=settings.command_max_skew_s)
+                    max_skew_s=settings.command_max_skew_s, hooks=hooks)
     print(f"actors: worker {worker_id} serving {settings.partitions} partitions", flush=True)
     _settle_garbage_collector()
 
@@ -79,8 +83,8 @@ async def _actors(settings: Settings) -> None:
         await pool.close()
 
 
-def run_actors(settings: Settings) -> None:
-    asyncio.run(_actors(settings))
+def run_actors(settings: Settings, hooks: BatchHooks = BatchHooks()) -> None:
+    asyncio.run(_actors(settings, hooks))
 
 
 async def _scheduler(settings: Settings) -> None:
@@ -102,14 +106,14 @@ def run_scheduler(settings: Settings) -> None:
     asyncio.run(_scheduler(settings))
 
 
-async def _webhooks(settings: Settings) -> None:
+async def _webhooks(settings: Settings, hooks: DispatchHooks | None) -> None:
     from webhooks.process import serve
 
-    await serve(settings, _stop_event())
+    await serve(settings, _stop_event(), *([hooks] if hooks else []))
 
 
-def run_webhooks(settings: Settings) -> None:
-    asyncio.run(_webhooks(settings))
+def run_webhooks(settings: Settings, hooks: DispatchHooks | None = None) -> None:
+    asyncio.run(_webhooks(settings, hooks))
 
 
 async def _watch(settings: Settings, family: str) -> None:

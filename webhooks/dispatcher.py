@@ -35,7 +35,14 @@ from webhooks.settings import WebhookSettings
 log = logging.getLogger(__name__)
 _decode_public = msgspec.json.Decoder(PublicEvent).decode
 # Test hook, as in the actors: die at the named point to prove crash safety (tests only).
-CRASH_POINT = os.environ.get("WEBHOOKS_CRASH_POINT", "")
+
+
+class DispatchHooks:
+    """Moments of reading the events stream. They do nothing here; the crash tests subclass them to kill the
+    process there, as a kill -9 would (tests/support/crashing.py)."""
+
+    def before_ack(self) -> None:
+        pass
 MAX_QUEUE = 2000  # deliveries queued in memory for one endpoint at most
 
 
@@ -50,8 +57,9 @@ class Lane:
 class Dispatcher:
     def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, vault: Vault,
                  settings: WebhookSettings = WebhookSettings(), *, clock: Clock = utcnow,
-                 jitter: schedule.Jitter = schedule.uniform_jitter, group: str = WEBHOOKS_GROUP, consumer: str = ""):
-        self.pool, self.redis, self.keys, self.vault = pool, redis, keys, vault
+                 jitter: schedule.Jitter = schedule.uniform_jitter, group: str = WEBHOOKS_GROUP, consumer: str = "",
+                 hooks: DispatchHooks = DispatchHooks()):
+        self.pool, self.redis, self.keys, self.vault, self.hooks = pool, redis, keys, vault, hooks
         self.settings, self.clock, self.jitter, self.group = settings, clock, jitter, group
         self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
         self.sender = Sender(settings.timeout_s, clock)
@@ -146,8 +154,7 @@ class Dispatcher:
             events[public.id] = (from_public(public), public.merchant_id, datetime.fromisoformat(public.created_at))
         async with self.pool.acquire() as conn:
             rows = await self._fan_out(conn, list(events.values())) if events else []
-            if CRASH_POINT == "before_ack":
-                os._exit(137)
+            self.hooks.before_ack()
             await self.redis.xack(self.keys.events, self.group, *[entry_id for entry_id, _ in entries])
             return await self._admit(conn, rows)
 

@@ -13,7 +13,7 @@ from common.secrets import Vault, master_keys
 from streams import connection
 from streams.names import WEBHOOKS_GROUP, Keys
 from webhooks import settings as webhook_settings
-from webhooks.dispatcher import Dispatcher
+from webhooks.dispatcher import DispatchHooks, Dispatcher
 
 log = logging.getLogger(__name__)
 RECLAIM_EVERY_S = 10.0
@@ -31,23 +31,24 @@ def _guarded(job):
     return run
 
 
-async def serve(settings: Settings, stop: asyncio.Event) -> None:
-    hooks = webhook_settings.load()
+async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks = DispatchHooks()) -> None:
+    knobs = webhook_settings.load()
     pool = await db.connect(settings.database_url, min_size=2, max_size=6)
     redis = connection.connect(settings.redis_url)
     keys = Keys(settings.redis_prefix, settings.partitions)
-    dispatcher = Dispatcher(pool, redis, keys, Vault(*master_keys(settings.master_key, settings.data_dir)), hooks)
+    dispatcher = Dispatcher(pool, redis, keys, Vault(*master_keys(settings.master_key, settings.data_dir)), knobs,
+                            hooks=hooks)
     await dispatcher.start()
     scheduler = AsyncIOScheduler()
-    scheduler.add_job(_guarded(dispatcher.sweep), "interval", seconds=hooks.sweep_interval_s, max_instances=1,
+    scheduler.add_job(_guarded(dispatcher.sweep), "interval", seconds=knobs.sweep_interval_s, max_instances=1,
                       coalesce=True, id="webhook-retries")
     scheduler.add_job(_guarded(dispatcher.reclaim), "interval", seconds=RECLAIM_EVERY_S, max_instances=1,
                       coalesce=True, id="webhook-reclaim")
     scheduler.start()
     print(f"webhooks: delivering events from {keys.events} "
           f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints", flush=True)
-    print(f"webhooks: {hooks.timeout_s:g} s per attempt, up to {hooks.per_endpoint} at once per endpoint;"
-          f" retries swept every {hooks.sweep_interval_s:g} s", flush=True)
+    print(f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once per endpoint;"
+          f" retries swept every {knobs.sweep_interval_s:g} s", flush=True)
     try:
         await dispatcher.run(stop)
     finally:

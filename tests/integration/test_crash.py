@@ -1,6 +1,6 @@
 """Crash safety against real Redis and PostgreSQL, with actor workers as real processes.
 
-A worker told to die at a named point (ACTORS_CRASH_POINT) exits with 137 there, as a kill would.
+A worker told to die at a named point (tests/support/crashing.py) exits with 137 there, as a kill would.
 """
 
 from __future__ import annotations
@@ -9,7 +9,6 @@ import asyncio
 import os
 import secrets
 import subprocess
-import sys
 
 import aiohttp
 import pytest
@@ -17,6 +16,7 @@ from aiohttp.test_utils import TestServer
 
 from common import merchants
 from common.secrets import Vault
+from tests.support import crashing
 from tests.support.client import Signed
 from web.app import init_app
 
@@ -39,8 +39,8 @@ async def isolated(settings, pool):
     def start_worker(crash_point: str = "") -> subprocess.Popen:
         env = dict(os.environ, DATABASE_URL=own.database_url, REDIS_URL=own.redis_url, REDIS_PREFIX=own.redis_prefix,
                    PARTITIONS=str(own.partitions), LEASE_TTL_MS=str(own.lease_ttl_ms),
-                   SERVICE_MASTER_KEY=own.master_key, ACTORS_CRASH_POINT=crash_point, LOG_LEVEL="WARNING")
-        proc = subprocess.Popen([sys.executable, "-m", "service", "actors"], env=env, cwd=ROOT)
+                   SERVICE_MASTER_KEY=own.master_key, LOG_LEVEL="WARNING")
+        proc = subprocess.Popen(crashing.command("actors", crash_point), env=env, cwd=ROOT)
         procs.append(proc)
         return proc
 

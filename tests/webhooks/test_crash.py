@@ -7,7 +7,6 @@ import asyncio
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +14,7 @@ from redis.exceptions import ResponseError
 
 from tests.integration.helpers import quick
 from tests.integration.test_crash import _exited
+from tests.support import crashing
 from tests.webhooks.support import HANG, register
 from streams.names import WEBHOOKS_GROUP
 
@@ -36,8 +36,8 @@ async def process(stack, redis, keys):
         env = dict(os.environ, DATABASE_URL=s.database_url, REDIS_URL=s.redis_url, REDIS_PREFIX=s.redis_prefix,
                    PARTITIONS=str(s.partitions), SERVICE_MASTER_KEY=s.master_key, LOG_LEVEL="WARNING",
                    WEBHOOK_LEASE_S="2", WEBHOOK_TIMEOUT_S="30", WEBHOOK_SWEEP_INTERVAL_S="0.2",
-                   WEBHOOK_RECLAIM_IDLE_MS="500", WEBHOOKS_CRASH_POINT=crash_point)
-        proc = subprocess.Popen([sys.executable, "-m", "service", "webhooks"], env=env, cwd=ROOT,
+                   WEBHOOK_RECLAIM_IDLE_MS="500")
+        proc = subprocess.Popen(crashing.command("webhooks", crash_point), env=env, cwd=ROOT,
                                 stdout=subprocess.PIPE, text=True)
         procs.append(proc)
         return proc
