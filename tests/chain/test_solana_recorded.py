@@ -1,0 +1,52 @@
+"""The Solana adapter on getTransaction answers recorded from Solana mainnet (tests/chain/recorded/solana/README.md)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from chain_watchers.base import TokenTransfer
+
+from .fake_solana_rpc import FINALIZED_DEPTH, Cluster, Recorded, build_app
+from .contract import adapter_behind
+
+RECORDED = Path(__file__).parent / "recorded" / "solana"
+USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
+
+
+def recorded(name: str) -> dict:
+    body = json.loads((RECORDED / name).read_text())
+    return body.get("result", body)  # a whole JSON-RPC answer, or its result member where only that was published
+
+
+@pytest.mark.parametrize(
+    ("name", "credited"),
+    [
+        # A wallet's first USDC: the ATA program creates its account in the same transaction, so it has no pre balance.
+        ("mainnet_usdc_transfer_checked_with_memo.json",
+         TokenTransfer(token_address=USDC, from_address="8fusVwhgo4oS1fGpZKeRaXrJXQk9auKnAgcj9A97wR3t",
+                       to_address="3i476kTBBTy7pBGx4CXwJpJ6phuwLQgcwLTdHhU3c7ui", amount_base_units=1000, ordinal=2)),
+        # The tokens move inside a program's CPI (an inner `transfer`, stack height 2), not in a top-level instruction.
+        ("mainnet_inner_transfer_via_cpi.json",
+         TokenTransfer(token_address="3hUb4Av47q5XemKTf2rtmdrEDMUe7pun6NL5Vi1XrHvk",
+                       from_address="7Evf8ULccoU7Cu5CV8NrMX6r2EpzdE4aQDsVp6eP7rLd",
+                       to_address="GyYS6txBMRtaMbxR5JGsWZfJgyJNCCN8wg4Yu76uzcVg", amount_base_units=3461738833969,
+                       ordinal=1)),
+        # A multisig authority signs; the owner named in the balances is what receives.
+        ("mainnet_multisig_transfer_checked.json",
+         TokenTransfer(token_address="Gh9ZwEmdLJ8DscKNTkTqPbNwLNNBjuSzaG9Vp2KGtKJr",
+                       from_address="8D3Dfbs2e7WFBWKvrsEJzZVtTockJLUwBxERi4gorjnN",
+                       to_address="89D7KBRL4xnfotkdVojgCmWNNp6wpqBqaufSHwUNuoMu", amount_base_units=10, ordinal=1)),
+    ],
+)
+async def test_the_adapter_extracts_the_payment_from_a_recorded_answer(name: str, credited: TokenTransfer) -> None:
+    result = recorded(name)
+    signature = result["transaction"]["signatures"][0]
+    cluster = Cluster(head=result["slot"] + FINALIZED_DEPTH)  # the recording's own slot, now finalized
+    cluster.transactions[signature] = Recorded(result["slot"], result)
+    async with adapter_behind(build_app(cluster), "SOLANA_RPC_URL", "solana") as adapter:
+        seen = await adapter.fetch(signature)
+    assert (seen.found, seen.success, seen.final, seen.block_ref) == (True, True, True, str(result["slot"]))
+    assert seen.transfers == (credited,)
