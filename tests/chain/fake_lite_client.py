@@ -148,15 +148,25 @@ class Ledger:
     next_lt: int = 50_000_000_000_001
     queries: list[str] = field(default_factory=list)
 
+    # (master raw, owner raw) -> the jetton wallet a real minter derives (TVM-computed, e.g. by @ton/sandbox)
+    wallets: dict[tuple[str, str], Address] = field(default_factory=dict)
+
     def wallet_of(self, master: Address, owner: Address) -> Address:
-        seed = master.to_str(is_user_friendly=False) + owner.to_str(is_user_friendly=False)
-        return Address((0, hashlib.sha256(seed.encode()).digest()))
+        key = (master.to_str(is_user_friendly=False), owner.to_str(is_user_friendly=False))
+        if key in self.wallets:
+            return self.wallets[key]
+        return Address((0, hashlib.sha256("".join(key).encode()).digest()))
 
     def add(self, account: Address, in_msg: Cell, outcome: str = "ok") -> str:
-        history = self.histories.setdefault(account.to_str(is_user_friendly=False), [])
+        history = self.histories.get(account.to_str(is_user_friendly=False), [])
         prev_hash, prev_lt = (history[0][0].hash, self._lt(history[0][0])) if history else (bytes(32), 0)
         cell = transaction_cell(account, self.next_lt, prev_hash, prev_lt, in_msg, outcome)
         self.next_lt += 1_000
+        return self.add_cell(account, cell)
+
+    def add_cell(self, account: Address, cell: Cell) -> str:
+        """A transaction cell made elsewhere (a TVM run, a recording) becomes the account's newest transaction."""
+        history = self.histories.setdefault(account.to_str(is_user_friendly=False), [])
         block = BlockIdExt(account.wc, BASECHAIN_SHARD, 46_000_000 + len(history), os.urandom(32), os.urandom(32))
         history.insert(0, (cell, block))
         return cell.hash.hex()
