@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from urllib.parse import urlencode
 
@@ -9,9 +10,19 @@ from solana.rpc.async_api import AsyncClient
 from solana.rpc.commitment import Confirmed
 from solders.pubkey import Pubkey
 from solders.signature import Signature
-from solders.transaction_status import EncodedConfirmedTransactionWithStatusMeta, TransactionConfirmationStatus
+from solders.transaction_status import (
+    EncodedConfirmedTransactionWithStatusMeta,
+    TransactionConfirmationStatus,
+    UiTransactionStatusMeta,
+)
 
-from chain_watchers.base import AdapterBase, InvalidAddress, InvalidTxHash, TokenTransfer, TxObservation
+from chain_watchers.base import (
+    AdapterBase,
+    InvalidAddress,
+    InvalidTxHash,
+    TokenTransfer,
+    TxObservation,
+)
 from chain_watchers.registry import Network
 from common.money import from_base_units
 
@@ -60,7 +71,7 @@ class SolanaAdapter(AdapterBase):
             chain_final=status.confirmation_status == TransactionConfirmationStatus.Finalized,
             transfers=_balance_moves(response.value),
             block_ref=str(response.value.slot),
-            reason=None if meta.err is None else f"failed: {meta.err}",
+            reason=None if meta.err is None else f"failed: {_error_as_sent(meta)}",
         )
 
     async def find_by_reference(self, reference: str, limit: int = 20) -> tuple[str, ...]:
@@ -115,3 +126,9 @@ def _balance_moves(confirmed: EncodedConfirmedTransactionWithStatusMeta) -> tupl
         if change > 0
     ]
     return tuple(sorted(moves, key=lambda move: move.ordinal))
+
+
+def _error_as_sent(meta: UiTransactionStatusMeta) -> str:
+    """The node's `meta.err` as its JSON (`{"InstructionError": [1, {"Custom": 1}]}`): solders' own rendering of the
+    error names its Rust types, which tells a merchant nothing."""
+    return json.dumps(json.loads(meta.to_json())["err"], separators=(", ", ": "))
