@@ -1,24 +1,29 @@
-"""Compile TestUSD.sol with solcjs into TestUSD.json (ABI + creation bytecode)."""
+"""Compile each contract here with solcjs into NAME.json (ABI + creation bytecode)."""
 
 import json
 import pathlib
 import subprocess
 
 HERE = pathlib.Path(__file__).parent
-SOURCE = "TestUSD.sol"
-# py-evm stops at cancun/prague; solcjs 0.8.37 defaults to osaka, which py-evm cannot run.
-SETTINGS = {
-    "evmVersion": "cancun",
-    "optimizer": {"enabled": True, "runs": 200},
-    "outputSelection": {"*": {"TestUSD": ["abi", "evm.bytecode.object"]}},
-}
+# Each contract's target: solcjs 0.8.37 defaults to osaka, newer than the chains that run them. TestUSD runs on
+# py-evm (cancun at most); PaymentToken runs on ganache 7.9 (shanghai at most: cancun's MCOPY is an invalid opcode).
+CONTRACTS = {"TestUSD": "cancun", "PaymentToken": "shanghai"}
+OPTIMIZER = {"enabled": True, "runs": 200}
 
 
 def main() -> None:
+    for name, evm_version in CONTRACTS.items():
+        build(name, evm_version)
+
+
+def build(name: str, evm_version: str) -> None:
+    source = f"{name}.sol"
+    settings = {"evmVersion": evm_version, "optimizer": OPTIMIZER,
+                "outputSelection": {"*": {name: ["abi", "evm.bytecode.object"]}}}
     request = {
         "language": "Solidity",
-        "sources": {SOURCE: {"content": (HERE / SOURCE).read_text()}},
-        "settings": SETTINGS,
+        "sources": {source: {"content": (HERE / source).read_text()}},
+        "settings": settings,
     }
     version = subprocess.run(["solcjs", "--version"], capture_output=True, text=True, check=True)
     result = subprocess.run(
@@ -29,15 +34,15 @@ def main() -> None:
     errors = [e for e in output.get("errors", []) if e["severity"] == "error"]
     if errors:
         raise SystemExit("\n".join(e["formattedMessage"] for e in errors))
-    contract = output["contracts"][SOURCE]["TestUSD"]
+    contract = output["contracts"][source][name]
     artifact = {
-        "contractName": "TestUSD",
+        "contractName": name,
         "compiler": version.stdout.strip(),
-        "settings": SETTINGS,
+        "settings": settings,
         "abi": contract["abi"],
         "bytecode": "0x" + contract["evm"]["bytecode"]["object"],
     }
-    (HERE / "TestUSD.json").write_text(json.dumps(artifact, indent=2) + "\n")
+    (HERE / f"{name}.json").write_text(json.dumps(artifact, indent=2) + "\n")
 
 
 if __name__ == "__main__":
