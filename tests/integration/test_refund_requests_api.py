@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from datetime import datetime, timezone
+from datetime import datetime
 
 import pytest
 
@@ -69,7 +69,7 @@ async def test_mint_answer_and_defaults(stack, merchant):
     body = await minted(merchant, order_id, metadata={"ticket": "T-9"}, hide_summary=True)
     assert re.fullmatch(r"rfqt_[A-Za-z0-9_-]{32,}", body["token"])
     assert body["refund_url"] == f"{stack.settings.checkout_base()}/refund-request/{body['token']}"
-    lifetime = (_when(body["expires_at"]) - datetime.now(timezone.utc)).total_seconds()
+    lifetime = (_when(body["expires_at"]) - stack.clock()).total_seconds()
     assert 1790 <= lifetime <= 1800
     assert (body["status"], body["amount"], body["metadata"], body["hide_summary"]) == ("ACTIVE", "5.00", {"ticket": "T-9"}, True)
     assert await events(stack, order_id, since) == ["refund_request.created"]
@@ -96,10 +96,10 @@ async def test_legacy_body_ceiling_is_refundable_balance(merchant):
 
 
 @pytest.mark.parametrize("ttl", [5, 86_400 * 400, 0])
-async def test_ttl_seconds_overrides_without_bounds(merchant, ttl):
+async def test_ttl_seconds_overrides_without_bounds(stack, merchant, ttl):
     order_id = await paid_order(merchant)
     body = await minted(merchant, order_id, ttl_seconds=ttl)
-    lifetime = (_when(body["expires_at"]) - datetime.now(timezone.utc)).total_seconds()
+    lifetime = (_when(body["expires_at"]) - stack.clock()).total_seconds()
     assert ttl - 10 <= lifetime <= ttl
 
 
