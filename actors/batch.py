@@ -10,14 +10,13 @@ from collections.abc import Mapping
 
 import msgspec
 
-from actors import invariants
+from actors import history, invariants
 from actors import messages as m
 from actors.errors import Refused
 from actors.order import Order, decide, evolve
 from actors.publication import publish
 from actors.store import Appended, Outcome, Prepared, Recorded, Wanted
 from actors.views import view_of
-from common.ids import derived_id
 
 _encode = msgspec.json.Encoder().encode
 
@@ -70,7 +69,7 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
         order_id = cmd.order_id
         current = decided.changed[order_id] if order_id in decided.changed else held.get(order_id)
         try:
-            outcome, state, state_json, view_json = _decide(env.command_id, env.request_hash, cmd, current)
+            outcome, state, state_json, view_json = decide_command(env.command_id, env.request_hash, cmd, current)
         except Refused as breach:
             decided.broken[env.command_id] = breach.failure
             decided.outcomes.append(internal_error(env))
@@ -131,23 +130,31 @@ def _refused(env: m.Envelope, failure: m.DomainFailure) -> Outcome:
                    _encode(m.Reply(command_id=env.command_id, ok=False, error=failure)))
 
 
-def _decide(command_id: str, request_hash: str, cmd: m.Command,
-            current: Order | None) -> tuple[Outcome, Order | None, bytes, bytes]:
+def decide_command(command_id: str, request_hash: str, cmd: m.Command,
+                   current: Order | None) -> tuple[Outcome, Order | None, bytes, bytes]:
+    """One command through the core as the actor runs it: its outcome (reply and events), the state after it, that
+    state and its read view as JSON. The dry-run replay (service/dry_run.py) runs recorded commands through it."""
     try:
         events = decide(current, cmd)
     except Refused as refusal:
         if refusal.failure.code == invariants.CODE:
             raise
         reply = m.Reply(command_id=command_id, ok=False, error=refusal.failure)
-        return Outcome(command_id, cmd.order_id, request_hash, _encode(reply)), current, b"", b""
+        outcome = Outcome(command_id, cmd.order_id, request_hash, _encode(reply), kind=_kind(cmd), at=cmd.at)
+        return outcome, current, b"", b""
     state = current
     appended = []
     for event in events:
         state = evolve(state, event)
-        event_id = derived_id("evt", command_id, str(state.version))
+        event_id = history.event_id(command_id, state.version)
         public = publish(event_id, state.version, event, state)
         appended.append(Appended(event_id, state.version, event, public, _encode(public)))
     state_json, view_json = _encode(state), _encode(view_of(state))
     reply = m.Reply(command_id=command_id, ok=True, state=msgspec.Raw(view_json))
-    outcome = Outcome(command_id, cmd.order_id, request_hash, _encode(reply), tuple(appended))
+    outcome = Outcome(command_id, cmd.order_id, request_hash, _encode(reply), tuple(appended), kind=_kind(cmd),
+                      at=cmd.at)
     return outcome, state, state_json, view_json
+
+
+def _kind(cmd: m.Command) -> str:
+    return cmd.__struct_config__.tag

@@ -103,9 +103,9 @@ class Worker:
     def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, worker_id: str,
                  lease_ttl_ms: int = 5000, batch_size: int = 500, lanes: int = 2, *,
                  max_deliveries: int = 5, retention_s: int = 86_400, max_skew_s: float = 300,
-                 hooks: BatchHooks = BatchHooks()):
+                 hooks: BatchHooks | None = None):
         self.pool = pool
-        self.hooks = hooks
+        self.hooks = hooks or BatchHooks()
         self.redis = redis
         self.keys = keys
         self.worker_id = worker_id
@@ -175,7 +175,7 @@ class Worker:
                 log.warning("worker %s: leases not renewed (%s); retrying", self.worker_id, exc)
             try:
                 await asyncio.wait_for(stop.wait(), self._lease_every)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
 
     async def _serve(self, lane: Lane, stop: asyncio.Event) -> None:
@@ -344,8 +344,7 @@ class Worker:
             lane.published.append(appended[0].event_id)  # a batch's outbox row is named by its first event
 
     def _publish(self, payloads: list[bytes]) -> list[tuple]:
-        """The events onto their stream in one call: a reply per event would cost more than appending them."""
-        return [("EVAL", _APPEND_EACH, 1, self.keys.events, *payloads)] if payloads else []
+        return publication(self.keys, payloads)
 
     def _dead_letter(self, msg: Message, failure: Failure) -> tuple:
         command_id = msg.envelope.command_id if msg.envelope else msg.addressed.command_id
@@ -423,6 +422,11 @@ class Worker:
             await self.pipeliner.call_many(self._publish([payload for _batch_id, payloads in rows for payload in payloads]))
             await store.drop_outbox(conn, [batch_id for batch_id, _ in rows])
         return len(rows)
+
+
+def publication(keys: Keys, payloads: list[bytes]) -> list[tuple]:
+    """The events onto their stream in one call: a reply per event would cost more than appending them."""
+    return [("EVAL", _APPEND_EACH, 1, keys.events, *payloads)] if payloads else []
 
 
 def _by_stream(messages: list[Message]) -> dict[str, list[bytes]]:

@@ -13,6 +13,7 @@ from typing import Annotated, NamedTuple
 import asyncpg
 import msgspec
 
+from actors import history as recorded
 from actors import messages as m
 from actors import schema
 from actors.columns import Arrays, names
@@ -44,6 +45,10 @@ class Outcome(msgspec.Struct, frozen=True):
     request_hash: str
     reply: bytes
     appended: tuple[Appended, ...] = ()
+    # What the command was and when it was sent, recorded beside its reply for the order's timeline; empty on an
+    # outcome that records nothing.
+    kind: str = ""
+    at: datetime | None = None
 
 
 class Wanted(msgspec.Struct, frozen=True):
@@ -203,6 +208,8 @@ class CommandRow(NamedTuple):
     order_id: Annotated[str, "text"]
     request_hash: Annotated[str, "text"]
     reply: Annotated[bytes, "bytea"]
+    kind: Annotated[str, "text"]  # the command's tag
+    at: Annotated[datetime | None, "timestamptz"]  # the time the command carried
 
 
 _ARRAYS = Arrays()
@@ -272,7 +279,7 @@ async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict
         TransferRow: [TransferRow(a.network, a.tx_hash, r.refund_id, o.order_id, o.merchant_id, o.livemode,
                                   a.token_address, r.refund_to_address, r.amount, a.status, a.reason, a.submitted_at)
                       for o, r, a in _moved_transfers(held, appended)],
-        CommandRow: [CommandRow(o.command_id, o.order_id, o.request_hash, o.reply) for o in outcomes],
+        CommandRow: [CommandRow(o.command_id, o.order_id, o.request_hash, o.reply, o.kind, o.at) for o in outcomes],
     }
     await conn.execute(_COMMIT, *_ARRAYS.values(rows))
 
@@ -295,8 +302,7 @@ async def snapshot(conn: asyncpg.Connection, order_id: str) -> Order | None:
 
 
 async def history(conn: asyncpg.Connection, order_id: str) -> list[m.Event]:
-    rows = await conn.fetch("SELECT data, schema FROM events WHERE order_id = $1 ORDER BY seq", order_id)
-    return [schema.event(r["data"], r["schema"]) for r in rows]
+    return [stored.event for stored in await recorded.events(conn, order_id)]
 
 
 async def pending_outbox(conn: asyncpg.Connection, older_than: datetime, limit: int) -> list[tuple[str, list[bytes]]]:

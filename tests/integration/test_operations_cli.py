@@ -4,6 +4,7 @@ Redis with known traffic."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import os
 import secrets
@@ -14,6 +15,7 @@ from pathlib import Path
 import msgspec
 
 from streams.names import ACTORS_GROUP, Keys
+from tests.integration.helpers import quick
 from tests.support.commands import create_order, make_core_raise
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,3 +116,43 @@ async def _dead_letter_of(settings, command_id: str) -> dict:
             return found[0]
         await asyncio.sleep(0.2)
     raise AssertionError(f"{command_id} never reached the dead letters")
+
+
+def tail_lines(out: str) -> list[dict]:
+    return [json.loads(line) for line in out.splitlines()]
+
+
+async def test_tail_decodes_commands_events_and_dead_letters_of_one_order(stack, settings, keys, merchant, redis):
+    order_id = (await quick(merchant, amount="12.00"))["order_id"]
+    other = (await quick(merchant, amount="3.00"))["order_id"]
+    partition = keys.partition_of(order_id)
+    tail = functools.partial(service, settings, keys.prefix, keys.partitions, "streams", "tail")
+
+    code, out = tail(f"cmd:{partition}", "--order", order_id)
+    [command] = tail_lines(out)
+    assert code == 0 and (command["kind"], command["order_id"]) == ("command", order_id)
+    assert command["envelope"]["command"]["kind"] == "create_order"
+
+    code, out = tail("events", "--order", order_id)
+    events = tail_lines(out)
+    assert {e["order_id"] for e in events} == {order_id}
+    assert [e["event"]["type"] for e in events][:2] == ["order.created", "checkout_session.created"]
+    code, out = tail("events")
+    assert {other, order_id} <= {e["order_id"] for e in tail_lines(out)}
+
+    code, out = tail("events", "--since", "1h", "--order", order_id)
+    assert len(tail_lines(out)) == len(events)
+    last = events[-1]["id"]
+    code, out = tail("events", "--since", last, "--order", order_id)
+    assert [e["id"] for e in tail_lines(out)] == [last]
+
+    dead = create_order("mer_ops", order_id)
+    await redis.xadd(keys.dead_letters, {"stream": keys.commands(partition), "command_id": dead.command_id,
+                                         "error": "boom", "m": msgspec.json.encode(dead)})
+    code, out = tail("dead", "--order", order_id)
+    [letter] = tail_lines(out)
+    assert (letter["kind"], letter["command_id"], letter["error"]) == ("dead_letter", dead.command_id, "boom")
+    assert letter["command"]["command"]["order_id"] == order_id
+
+    code, out = tail("nowhere")
+    assert code != 0
