@@ -67,9 +67,17 @@ class EvmAdapter(AdapterBase):
     async def _unmined(self, tx_hash: str) -> TxObservation:
         """No receipt: either waiting in the mempool or unknown to this node."""
         try:
-            await self.w3.eth.get_transaction(tx_hash)
+            tx = await self.w3.eth.get_transaction(tx_hash)
         except TransactionNotFound:
             return self.not_found(tx_hash, "no such transaction on this network")
+        block = tx.get("blockNumber")
+        if block is not None:
+            # Load-balanced providers: the backend that answered has the block, the one asked for the receipt not yet.
+            # Unexecuted as far as we know, but in a block: not the mempool, and no reorganisation took it out.
+            return self.observed(
+                tx_hash, success=None, confirmations=0, chain_final=False, transfers=(), block_ref=str(block),
+                reason=f"in block {block}; the node has no receipt for it yet",
+            )
         return self.observed(
             tx_hash, success=None, confirmations=0, chain_final=False, transfers=(), block_ref=None,
             reason="pending: not yet in a block",

@@ -114,14 +114,23 @@ async def test_a_recorded_transaction_that_moved_no_token_pays_nothing(
     assert (verdict.outcome, verdict.reason) == ("failed", reason)
 
 
-async def test_a_transaction_the_node_knows_without_a_receipt_is_pending_not_missing() -> None:
-    """Load-balanced providers answer eth_getTransactionByHash from one backend and miss the receipt on another."""
+async def test_a_mined_transaction_whose_receipt_the_node_lacks_is_pending_in_its_block() -> None:
+    """Load-balanced providers answer eth_getTransactionByHash from a backend that has the block and the receipt from
+    one that does not yet: the transaction is in a block, neither in the mempool nor dropped by a reorganisation."""
     node = Node()
     body = node.serve("eth_getTransactionByHash", "ethereum_usdt_swap_transaction.json")
     async with adapter_behind(build_app(node), "ETHEREUM_RPC_URL", "ethereum") as adapter:
         seen = await adapter.fetch(body["result"]["hash"])
+        network = adapter.network
     assert (seen.found, seen.success, seen.final, seen.transfers) == (True, None, False, ())
+    assert (seen.block_ref, seen.reason) == ("17291184", "in block 17291184; the node has no receipt for it yet")
     assert [call["method"] for call in node.calls] == ["eth_getTransactionReceipt", "eth_getTransactionByHash"]
+    # An earlier check saw it in that block: the page must not tell the buyer it went back to the mempool.
+    earlier = Progress(submitted_at=NOW, now=NOW, seen_block="17291184")
+    want = PaymentExpectation(tokens=network.stablecoins, to_address=body["result"]["from"], required=64)
+    verdict = verify_payment(seen, want, earlier)
+    assert (verdict.outcome, verdict.seen_block, verdict.reason) == (
+        "pending", "17291184", "in block 17291184; the node has no receipt for it yet")
 
 
 async def test_busd_transfer_logs_recorded_on_bsc_are_found_by_recipient() -> None:
