@@ -1,7 +1,8 @@
 """The EVM adapter over HTTP against a real JSON-RPC node (ganache), built by open_adapter as in production.
 
 Besides the adapter contract every family passes, this covers what only a node over HTTP shows: eth_getLogs over
-block ranges, an 18-decimal token, and a node that answers 429 or 5xx before it answers again.
+block ranges, an 18-decimal token, a reorganisation (evm_snapshot, evm_revert) and a node that answers 429 or 5xx
+before it answers again.
 """
 
 from __future__ import annotations
@@ -151,3 +152,25 @@ async def test_a_node_that_keeps_failing_raises_once_the_client_gives_up(node: G
         await node.adapter.fetch(sent.tx_hash)
     assert (raised.value.status, node.proxy.refused) == (503, [503] * 5)
     assert (await node.adapter.fetch(sent.tx_hash)).final is True  # the watcher's next try, after its own pause
+
+
+async def test_a_reorganisation_moves_the_transaction_and_its_confirmations_restart(node: GanacheWorld) -> None:
+    """evm_revert takes the block away; the same signed transaction lands in another block of a longer branch."""
+    fork = await node.chain.snapshot()
+    raw = await node.chain.sign(node.sender, node.usdt.functions.transfer(node.recipient.address, 5_000_000))
+    tx_hash = await node.chain.send_raw(raw)
+    await node.advance(1)
+    before = await node.adapter.fetch(tx_hash)
+    assert (before.confirmations, before.final) == (2, False)
+
+    await node.chain.revert(fork)
+    gone = await node.adapter.fetch(tx_hash)
+    assert (gone.found, gone.block_ref) == (False, None)
+
+    await node.advance(2)  # the other branch, two blocks without the payment
+    assert await node.chain.send_raw(raw) == tx_hash
+    after = await node.adapter.fetch(tx_hash)
+    assert (after.block_ref, after.confirmations, after.final) == (str(int(before.block_ref) + 2), 1, False)
+    assert after.transfers == before.transfers == (node.moved(node.recipient, 5_000_000),)
+    await node.advance(CONFIRMATIONS - 1)
+    assert (await node.adapter.fetch(tx_hash)).final is True
