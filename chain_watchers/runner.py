@@ -19,7 +19,7 @@ from actors.bus import CommandBus
 from chain_watchers import discovery, follow
 from chain_watchers.registry import FAMILIES, Network, Registry, load_registry
 from chain_watchers.watch import AdapterFactory, Bus, Watch, WatchOptions
-from common import backoff, db
+from common import backoff, db, logs
 from common.clock import Clock, utcnow
 from common.config import Settings
 from streams import connection
@@ -134,7 +134,7 @@ async def serve(settings: Settings, family: str, stop: asyncio.Event) -> None:
                     await asyncio.wait_for(stop.wait(), 5)
                 if stop.is_set():
                     return
-            print(f"watch: {family} watcher on {', '.join(n.slug for n in watcher.networks)}", flush=True)
+            logs.announce(log, f"watch: {family} watcher on {', '.join(n.slug for n in watcher.networks)}")
             await watcher.run(stop)
     finally:
         await watcher.close()

@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 from chain_watchers.registry import FAMILIES
-from common import config, db, merchants, secrets
+from common import config, db, logs, merchants, secrets
 from common.secrets import Vault, master_keys
 
 
@@ -455,7 +455,7 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> None:
-    logging.basicConfig(level=os.environ.get("LOG_LEVEL", "INFO"), format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    logs.configure(os.environ.get("LOG_LEVEL", "INFO"), os.environ.get("LOG_FORMAT", "text"))
     # Every sweep runs each second: apscheduler's per-run lines would bury what an operator looks for.
     for chatty in ("apscheduler", "pgserver"):
         logging.getLogger(chatty).setLevel(logging.WARNING)

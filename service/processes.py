@@ -16,7 +16,7 @@ from aiohttp import web
 
 from actors.bus import CommandBus
 from actors.runtime import BatchHooks, Worker
-from common import db
+from common import db, logs
 from common.config import Settings
 from service.scheduler import Timers, start
 from streams import connection
@@ -40,10 +40,10 @@ def run_web(settings: Settings) -> None:
     from web.app import init_app
     from web.dashboard.site import dashboard_url
 
-    print(f"web: serving the B2B API on {settings.public_base()}/b2b/v1", flush=True)
-    print(f"web: hosted checkout pages on {settings.checkout_base()}/c/<session_key>", flush=True)
-    print(f"web: OpenAPI document at {settings.public_base()}/b2b/v1/openapi.json", flush=True)
-    print(f"web: merchant dashboard on {dashboard_url(settings)}/signin", flush=True)
+    logs.announce(log, f"web: serving the B2B API on {settings.public_base()}/b2b/v1")
+    logs.announce(log, f"web: hosted checkout pages on {settings.checkout_base()}/c/<session_key>")
+    logs.announce(log, f"web: OpenAPI document at {settings.public_base()}/b2b/v1/openapi.json")
+    logs.announce(log, f"web: merchant dashboard on {dashboard_url(settings)}/signin")
     app = init_app(settings)
     _settle_garbage_collector()
     web.run_app(app, host=settings.host, port=settings.port, print=None, reuse_port=True, access_log=None)
@@ -65,7 +65,7 @@ async def _actors(settings: Settings, hooks: BatchHooks) -> None:
                     settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes,
                     max_deliveries=settings.command_max_deliveries, retention_s=settings.stream_retention_s,
                     max_skew_s=settings.command_max_skew_s, hooks=hooks)
-    print(f"actors: worker {worker_id} serving {settings.partitions} partitions", flush=True)
+    logs.announce(log, f"actors: worker {worker_id} serving {settings.partitions} partitions")
     _settle_garbage_collector()
 
     async def sweep() -> None:
@@ -94,7 +94,7 @@ async def _scheduler(settings: Settings) -> None:
     bus = CommandBus(redis, Keys(settings.redis_prefix, settings.partitions), "scheduler", settings.reply_timeout_s)
     await bus.start()
     scheduler = start(Timers(pool, bus), settings.scheduler_interval_s)
-    print(f"scheduler: sweeping due timers every {settings.scheduler_interval_s} s", flush=True)
+    logs.announce(log, f"scheduler: sweeping due timers every {settings.scheduler_interval_s} s")
     await stop.wait()
     scheduler.shutdown(wait=False)
     await bus.stop()

@@ -7,7 +7,7 @@ import logging
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from common import db
+from common import db, logs
 from common.config import Settings
 from common.secrets import Vault, master_keys
 from streams import connection
@@ -45,10 +45,10 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks = 
     scheduler.add_job(_guarded(dispatcher.reclaim), "interval", seconds=RECLAIM_EVERY_S, max_instances=1,
                       coalesce=True, id="webhook-reclaim")
     scheduler.start()
-    print(f"webhooks: delivering events from {keys.events} "
-          f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints", flush=True)
-    print(f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once per endpoint;"
-          f" retries swept every {knobs.sweep_interval_s:g} s", flush=True)
+    logs.announce(log, f"webhooks: delivering events from {keys.events} "
+                       f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints")
+    logs.announce(log, f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once per endpoint;"
+                       f" retries swept every {knobs.sweep_interval_s:g} s")
     try:
         await dispatcher.run(stop)
     finally:
