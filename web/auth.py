@@ -6,7 +6,7 @@ import re
 
 from aiohttp import web
 
-from common import merchants
+from common import logs, merchants
 from web import rate_limits
 from web.context import CALLER, ONE_COMMAND, UNSPENT_SIGNATURE, ctx
 from web.errors import ApiError
@@ -69,6 +69,7 @@ async def signature_middleware(request: web.Request, handler):
     if not _HEX.match(signature) or not matches(api_key.secret, request.method, request.raw_path, timestamp, body, signature):
         raise ApiError(401, "invalid_signature", "X-Signature does not match the request signed with the secret key.", "X-Signature")
     request[CALLER] = api_key
+    logs.note(merchant_id=api_key.merchant_id)
     await rate_limits.check_api_key(request)
     if request.method in SAFE_METHODS:
         return await handler(request)

@@ -14,11 +14,11 @@ from redis.exceptions import RedisError
 from actors import invariants
 from actors import messages as m
 from actors.errors import Refused, not_found
+from common import logs, money
 from readmodel import order as views
 from readmodel.order import OrderView
-from common import money
 from streams.producer import ReplyTimeout, SignatureSpent
-from web import decoding
+from web import decoding, request_ids
 from web.context import UNSPENT_SIGNATURE, caller, ctx
 from web.errors import ApiError
 from web.idempotency import request_hash
@@ -78,7 +78,8 @@ def checked(command: m.Command) -> m.Command:
 async def submit(request: web.Request, ids: Ids, command: m.Command) -> OrderView:
     """Send a signed request's command to its order's actor and wait; a refusal becomes an ApiError."""
     envelope = m.Envelope(command_id=ids.make("cmd", "command"), command=checked(command),
-                          request_hash=request_hash(request.method, request.path, await request.read()))
+                          request_hash=request_hash(request.method, request.path, await request.read()),
+                          request_id=request_ids.of(request))
     return await ask(request, envelope, signed=True)
 
 
@@ -90,6 +91,8 @@ async def ask(request: web.Request, envelope: m.Envelope, *, signed: bool = Fals
     """The round trip of every command the web sends, the API's and the hosted pages' alike. A signed request
     spends its signature with the command; a repeat with an Idempotency-Key gets only a recorded answer."""
     c = ctx(request)
+    logs.note(command_id=envelope.command_id, order_id=envelope.command.order_id,
+              merchant_id=envelope.command.merchant_id)
     try:
         if not signed:
             reply = await c.bus.ask(envelope)

@@ -13,11 +13,11 @@ from aiohttp import web
 from msgspec import Meta
 
 from actors import messages as m
-from readmodel import order as views
-from readmodel.order import OrderView, TokenView
 from common import merchants, money
 from common.ids import random_id
-from web import decoding, destinations, i18n
+from readmodel import order as views
+from readmodel.order import OrderView, TokenView
+from web import decoding, destinations, i18n, request_ids
 from web.commands import amount as parse_amount
 from web.commands import ask, checked
 from web.context import ctx
@@ -111,7 +111,7 @@ def _check_origin(request: web.Request, token: str, sent: str) -> None:
 
 
 async def _ask(request: web.Request, command: m.Command) -> OrderView:
-    envelope = m.Envelope(command_id=random_id("cmd"), command=checked(command))
+    envelope = m.Envelope(command_id=random_id("cmd"), command=checked(command), request_id=request_ids.of(request))
     return await ask(request, envelope, timeout_message="The request is taking long; reload the page to see its state.")
 
 

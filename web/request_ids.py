@@ -4,14 +4,19 @@ a new one; an error body repeats it as `error.request_id`, so a merchant quoting
 from __future__ import annotations
 
 import json
+import logging
 import re
 import secrets
+import time
 
 from aiohttp import web
+
+from common import logs
 
 HEADER = "X-Request-Id"
 _WELL_FORMED = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 REQUEST_ID: web.RequestKey[str] = web.RequestKey("request_id", str)
+log = logging.getLogger(__name__)
 
 
 def of(request: web.Request) -> str:
@@ -23,7 +28,22 @@ def of(request: web.Request) -> str:
 
 @web.middleware
 async def request_id_middleware(request: web.Request, handler):
-    response = await handler(request)
+    """The request's id on every line logged while it is served (the merchant's and command's ids join it as
+    they become known), and one DEBUG line per request: at INFO a busy web process would write thousands."""
+    token = logs.bind(request_id=of(request))
+    started = time.perf_counter()
+    status = 500
+    try:
+        response = await handler(request)
+        status = response.status
+    except web.HTTPException as exc:
+        status = exc.status
+        raise
+    finally:
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("%s %s %d", request.method, _route(request), status,
+                      extra={"status": status, "ms": round((time.perf_counter() - started) * 1000, 1)})
+        logs.unbind(token)
     if (request.path.startswith("/b2b/") and response.status >= 400 and isinstance(response, web.Response)
             and response.content_type == "application/json" and response.body):
         body = json.loads(response.body)
@@ -31,6 +51,12 @@ async def request_id_middleware(request: web.Request, handler):
             body["error"]["request_id"] = of(request)
             response.body = json.dumps(body).encode()
     return response
+
+
+def _route(request: web.Request) -> str:
+    """The route's pattern, not the path: paths of the hosted pages and the dashboard hold their bearer tokens."""
+    resource = request.match_info.route.resource
+    return resource.canonical if resource is not None else "(no route)"
 
 
 async def add_header(request: web.Request, response: web.StreamResponse) -> None:
