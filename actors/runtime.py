@@ -35,10 +35,18 @@ from streams.pipeliner import Pipeliner
 log = logging.getLogger(__name__)
 _decode_envelope = msgspec.json.Decoder(m.Envelope).decode
 _decode_addressed = msgspec.json.Decoder(m.Addressed).decode
+_decode_reply = msgspec.json.Decoder(m.Reply).decode
 CACHE_SIZE = 50_000
 REPLY_STREAM_MAXLEN = 10_000
 TRIM_EVERY_S = 30.0
-_APPEND_EACH = "for i = 1, #ARGV do redis.call('XADD', KEYS[1], '*', 'e', ARGV[i]) end return #ARGV"
+# ARGV holds pairs: an event's payload and the request id of the command that caused it ('' when none did).
+_APPEND_EACH = """
+for i = 1, #ARGV, 2 do
+  if ARGV[i + 1] == '' then redis.call('XADD', KEYS[1], '*', 'e', ARGV[i])
+  else redis.call('XADD', KEYS[1], '*', 'e', ARGV[i], 'request_id', ARGV[i + 1]) end
+end
+return #ARGV / 2
+"""
 RESTART_DELAY_S = 0.5  # before a lane or the lease keeper that died starts again
 
 _INFRA_ERRORS = (OSError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError, asyncio.TimeoutError,
@@ -317,7 +325,7 @@ class Worker:
         for msg, _ in dead:
             if msg.addressed.command_id and msg.addressed.reply_to:
                 replies.setdefault(msg.addressed.reply_to, []).append(batch.internal_error_reply(msg.addressed.command_id))
-        answered: list[store.Outcome] = []
+        answered: list[tuple[m.Envelope, store.Outcome]] = []
         for msg, outcome in zip(readable, outcomes):
             if isinstance(outcome, Failure):
                 if outcome.retry and msg.deliveries < self.max_deliveries:
@@ -326,30 +334,33 @@ class Worker:
                     continue
                 dead.append((msg, outcome))
                 outcome = batch.internal_error(msg.envelope)
-            answered.append(outcome)
+            answered.append((msg.envelope, outcome))
             if msg.envelope.reply_to:
                 replies.setdefault(msg.envelope.reply_to, []).append(outcome.reply)
         if dead:
             # Set aside before they are acknowledged: a crash between the two keeps them pending, never lost.
             await self.pipeliner.call_many([self._dead_letter(msg, failure) for msg, failure in dead])
-        appended = [a for o in answered for a in o.appended]
+        if log.isEnabledFor(logging.DEBUG):
+            _log_answered(answered)
+        appended = [(a, env.request_id) for env, o in answered for a in o.appended]
         await self.pipeliner.call_many(
             [("XADD", stream, "MAXLEN", "~", REPLY_STREAM_MAXLEN, "*", "r", b"[" + b",".join(answers) + b"]")
              for stream, answers in replies.items()]
             + [("XACK", stream, ACTORS_GROUP, *entry_ids)
                for stream, entry_ids in _by_stream([msg for msg in messages if msg.entry_id not in retried]).items()]
-            + self._publish([a.payload for a in appended])
+            + self._publish([(a.payload, request_id) for a, request_id in appended])
         )
         if appended:
-            lane.published.append(appended[0].event_id)  # a batch's outbox row is named by its first event
+            lane.published.append(appended[0][0].event_id)  # a batch's outbox row is named by its first event
 
-    def _publish(self, payloads: list[bytes]) -> list[tuple]:
-        return publication(self.keys, payloads)
+    def _publish(self, events: list[tuple[bytes, str]]) -> list[tuple]:
+        return publication(self.keys, events)
 
     def _dead_letter(self, msg: Message, failure: Failure) -> tuple:
         command_id = msg.envelope.command_id if msg.envelope else msg.addressed.command_id
         log.error("worker %s: command %s (entry %s of %s) set aside after %d deliveries: %s", self.worker_id,
-                  command_id or "-", msg.entry_id.decode(), msg.stream, msg.deliveries, failure.error)
+                  command_id or "-", msg.entry_id.decode(), msg.stream, msg.deliveries, failure.error,
+                  extra=log_ids(msg.envelope) if msg.envelope else {"command_id": command_id})
         return ("XADD", self.keys.dead_letters, "*", "stream", msg.stream, "entry_id", msg.entry_id,
                 "command_id", command_id, "deliveries", msg.deliveries,
                 "error", failure.error, "trace", failure.trace, "at", utcnow().isoformat(),
@@ -399,12 +410,12 @@ class Worker:
         except _INFRA_ERRORS:
             raise
         except asyncpg.PostgresError as exc:
-            log.error("command %s refused by the database: %s", env.command_id, exc)
+            log.error("command %s refused by the database: %s", env.command_id, exc, extra=log_ids(env))
             # Class 22 (data exception: NUL in text, a number out of range) and check violations are about the
             # command's content; anything else may pass.
             return batch.failed(env, isinstance(exc, (asyncpg.DataError, asyncpg.CheckViolationError)))
         except Exception as exc:
-            log.exception("command %s raised in the core", env.command_id)
+            log.exception("command %s raised in the core", env.command_id, extra=log_ids(env))
             return Failure(f"{type(exc).__name__}: {exc}", "".join(traceback.format_exception(exc, limit=-8)), retry=True)
 
     def _remember(self, order: Order) -> None:
@@ -419,14 +430,35 @@ class Worker:
             rows = await store.pending_outbox(conn, utcnow() - timedelta(seconds=min_age_s), 1000)
             if not rows:
                 return 0
-            await self.pipeliner.call_many(self._publish([payload for _batch_id, payloads in rows for payload in payloads]))
+            # The outbox keeps no request ids: events a crash left there reach the webhooks without theirs.
+            await self.pipeliner.call_many(self._publish([(payload, "") for _batch_id, payloads in rows
+                                                          for payload in payloads]))
             await store.drop_outbox(conn, [batch_id for batch_id, _ in rows])
         return len(rows)
 
 
-def publication(keys: Keys, payloads: list[bytes]) -> list[tuple]:
-    """The events onto their stream in one call: a reply per event would cost more than appending them."""
-    return [("EVAL", _APPEND_EACH, 1, keys.events, *payloads)] if payloads else []
+def publication(keys: Keys, events: list[tuple[bytes, str]]) -> list[tuple]:
+    """The events (payload, request id) onto their stream in one call: a reply per event would cost more than
+    appending them."""
+    return [("EVAL", _APPEND_EACH, 1, keys.events, *[part for event in events for part in event])] if events else []
+
+
+def log_ids(env: m.Envelope) -> dict[str, str]:
+    """The ids a log line about this command carries."""
+    cmd = env.command
+    return {"request_id": env.request_id, "command_id": env.command_id, "order_id": cmd.order_id,
+            "merchant_id": cmd.merchant_id}
+
+
+def _log_answered(answered: list[tuple[m.Envelope, store.Outcome]]) -> None:
+    """One DEBUG line per command a batch answered: at INFO, a worker applying thousands a second would spend
+    more on its log than on some of its commands."""
+    for env, outcome in answered:
+        reply = _decode_reply(outcome.reply)
+        result = "ok" if reply.ok else reply.error.code
+        kind = env.command.__struct_config__.tag
+        log.debug("command %s %s: %s, %d events", env.command_id, kind, result, len(outcome.appended),
+                  extra={**log_ids(env), "kind": kind, "outcome": result, "events": len(outcome.appended)})
 
 
 def _by_stream(messages: list[Message]) -> dict[str, list[bytes]]:

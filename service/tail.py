@@ -57,6 +57,8 @@ def decoded(stream: str, entry_id: bytes, fields: dict[bytes, bytes]) -> dict[st
     elif "e" in text:
         event = _json(text["e"])
         entry.update(kind="event", event=event, order_id=event.get("order_id") if isinstance(event, dict) else None)
+        if "request_id" in text:
+            entry["request_id"] = text["request_id"].decode(errors="replace")
     elif "r" in text:
         replies = _json(text["r"])
         entry.update(kind="replies", replies=replies,
