@@ -28,7 +28,7 @@ from common.secrets import Vault
 from streams.connection import Client
 from streams.names import WEBHOOKS_GROUP, Keys
 from webhooks import endpoints, outcomes, schedule, store
-from webhooks.events import Envelope, from_public
+from webhooks.events import from_public
 from webhooks.sender import Attempt, Job, Sender
 from webhooks.settings import WebhookSettings
 
@@ -144,21 +144,24 @@ class Dispatcher:
         return await self._ingest(entries) if entries else 0
 
     async def _ingest(self, entries: list[tuple[bytes, dict]]) -> int:
-        events: dict[str, tuple[Envelope, str, datetime]] = {}
+        events: dict[str, store.Published] = {}
         for entry_id, fields in entries:
             try:
                 public = _decode_public(fields[b"e"])
             except (KeyError, msgspec.DecodeError):
                 log.error("webhooks: skipping undecodable event entry %s", entry_id)
                 continue
-            events[public.id] = (from_public(public), public.merchant_id, datetime.fromisoformat(public.created_at))
+            request_id = fields.get(b"request_id")
+            events[public.id] = store.Published(from_public(public), public.merchant_id,
+                                                datetime.fromisoformat(public.created_at), public.order_id,
+                                                request_id.decode(errors="replace") if request_id else None)
         async with self.pool.acquire() as conn:
             rows = await self._fan_out(conn, list(events.values())) if events else []
             self.hooks.before_ack()
             await self.redis.xack(self.keys.events, self.group, *[entry_id for entry_id, _ in entries])
             return await self._admit(conn, rows)
 
-    async def _fan_out(self, conn, events: list[tuple[Envelope, str, datetime]]) -> list[asyncpg.Record]:
+    async def _fan_out(self, conn, events: list[store.Published]) -> list[asyncpg.Record]:
         now = self.clock()
         busy = self._busy()
         self._waiting.update(busy)  # they may have got deliveries left due in the table
@@ -243,7 +246,8 @@ class Dispatcher:
         return Job(delivery_id=row["delivery_id"], event_id=row["event_id"], event_type=row["event_type"],
                    endpoint_id=row["endpoint_id"], livemode=row["livemode"], url=row["url"], secrets=signing,
                    payload=bytes(row["payload"]), attempts=row["attempts"], round_attempts=row["round_attempts"],
-                   round_started_at=row["round_started_at"])
+                   round_started_at=row["round_started_at"], merchant_id=row["merchant_id"],
+                   order_id=row["order_id"], request_id=row["request_id"])
 
     def _open(self, sealed: str) -> str:
         if sealed not in self._opened:
@@ -316,15 +320,17 @@ class Dispatcher:
 
     async def _write(self, batch: list[Attempt]) -> None:
         now = self.clock()
+        rows = [outcomes.record_row(a, self.jitter) for a in batch]
         try:
             async with self.pool.acquire() as conn, conn.transaction():
-                await store.record(conn, [outcomes.record_row(a, self.jitter) for a in batch])
+                await store.record(conn, rows)
                 failing = await store.track_failing(conn, outcomes.failing_rows(batch))
                 followers = await self._disable_failing(conn, failing, now)
         except BaseException:
             self._done = batch + self._done
             raise
         self._held.difference_update(a.job.delivery_id for a in batch)
+        _log_attempts(batch, [row[1] for row in rows])
         if followers:
             async with self.pool.acquire() as conn:
                 await self._admit(conn, followers)
@@ -340,6 +346,20 @@ class Dispatcher:
             if disabled is not None:
                 event, merchant_id = disabled
                 log.warning("webhooks: endpoint %s disabled after failing since %s", ep["endpoint_id"], ep["failing_since"])
-                followers += await self._fan_out(conn, [(event, merchant_id, now)])
+                followers += await self._fan_out(conn, [store.Published(event, merchant_id, now)])
         return followers
 
+
+def _log_attempts(batch: list[Attempt], statuses: list[str]) -> None:
+    """A DEBUG line per attempt, a WARNING for a delivery given up. Neither names the URL, which may hold the
+    merchant's own credentials, nor the error's text, which may repeat it: only the error's kind."""
+    debug = log.isEnabledFor(logging.DEBUG)
+    for a, status in zip(batch, statuses):
+        if status != "failed" and not debug:
+            continue
+        job = a.job
+        outcome = {"succeeded": "succeeded", "pending": "retrying", "failed": "gave_up"}[status]
+        fields = {**job.log_ids(), "attempt": job.attempts + 1, "outcome": outcome, "status_code": a.status_code,
+                  "error": a.error.split(":", 1)[0] if a.error else None, "ms": a.latency_ms}
+        log.log(logging.WARNING if status == "failed" else logging.DEBUG, "webhooks: %s to %s, attempt %d: %s",
+                job.event_id, job.endpoint_id, job.attempts + 1, outcome, extra=fields)

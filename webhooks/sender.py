@@ -33,6 +33,14 @@ class Job(msgspec.Struct, kw_only=True):
     attempts: int
     round_attempts: int
     round_started_at: datetime | None
+    # For the log of its attempts only; never sent.
+    merchant_id: str = ""
+    order_id: str | None = None
+    request_id: str | None = None
+
+    def log_ids(self) -> dict[str, str | None]:
+        return {"request_id": self.request_id, "order_id": self.order_id, "merchant_id": self.merchant_id,
+                "event_id": self.event_id, "endpoint_id": self.endpoint_id, "delivery_id": self.delivery_id}
 
 
 class Attempt(msgspec.Struct, kw_only=True):
@@ -103,7 +111,7 @@ class Sender:
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             done.error = f"{type(exc).__name__}: {exc}"[:500]
         except Exception as exc:  # whatever else: a failed attempt, never a lane that stops silently
-            log.exception("webhooks: unexpected error delivering %s", job.delivery_id)
+            log.exception("webhooks: unexpected error delivering %s", job.delivery_id, extra=job.log_ids())
             done.error = f"{type(exc).__name__}: {exc}"[:500]
         done.latency_ms = int((time.monotonic() - started) * 1000)
         return done

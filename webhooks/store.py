@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import NamedTuple
 
 import asyncpg
 
@@ -10,8 +11,8 @@ from webhooks.events import Envelope, encode
 
 # What a claimed delivery needs to be sent: its row and its endpoint's address and secrets.
 _JOB_COLUMNS = ("d.delivery_id, d.event_id, d.event_type, d.endpoint_id, d.livemode, d.payload, d.attempts,"
-                " d.round_attempts, d.round_started_at, e.url, e.secret_enc, e.previous_secret_enc,"
-                " e.previous_secret_expires_at")
+                " d.round_attempts, d.round_started_at, d.merchant_id, d.order_id, d.request_id, e.url, e.secret_enc,"
+                " e.previous_secret_enc, e.previous_secret_expires_at")
 
 # Events become deliveries for every enabled endpoint of their merchant and mode that wants the
 # type and existed when the event happened; a second publication of an event adds nothing (at
@@ -19,14 +20,16 @@ _JOB_COLUMNS = ("d.delivery_id, d.event_id, d.event_type, d.endpoint_id, d.livem
 # this process is full are left due for the sweep instead of claimed.
 _FAN_OUT = f"""
 WITH ev AS (
-    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::timestamptz[], $6::bytea[])
-        AS ev(event_id, type, merchant_id, livemode, created_at, payload)
+    SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::bool[], $5::timestamptz[], $6::bytea[], $10::text[],
+                         $11::text[])
+        AS ev(event_id, type, merchant_id, livemode, created_at, payload, order_id, request_id)
 ), d AS (
     INSERT INTO webhook_deliveries (delivery_id, event_id, endpoint_id, merchant_id, livemode, event_type, payload,
-                                    status, next_attempt_at, created_at)
+                                    status, next_attempt_at, created_at, order_id, request_id)
     SELECT 'whd_' || replace(gen_random_uuid()::text, '-', ''), ev.event_id, e.endpoint_id, ev.merchant_id,
            ev.livemode, ev.type, ev.payload, 'pending',
-           CASE WHEN e.endpoint_id = ANY($9::text[]) THEN $7::timestamptz ELSE $8::timestamptz END, $7
+           CASE WHEN e.endpoint_id = ANY($9::text[]) THEN $7::timestamptz ELSE $8::timestamptz END, $7,
+           ev.order_id, ev.request_id
     FROM ev JOIN webhook_endpoints e ON e.merchant_id = ev.merchant_id AND e.livemode = ev.livemode
         AND e.status = 'enabled' AND e.deleted_at IS NULL
         AND ('*' = ANY(e.enabled_events) OR ev.type = ANY(e.enabled_events))
@@ -39,10 +42,22 @@ WHERE NOT (d.endpoint_id = ANY($9::text[]))
 """
 
 
-async def fan_out(conn: asyncpg.Connection, events: list[tuple[Envelope, str, datetime]], now: datetime,
+class Published(NamedTuple):
+    """An event to fan out, with what its deliveries log: the order it concerns and the request that caused it."""
+
+    event: Envelope
+    merchant_id: str
+    at: datetime
+    order_id: str | None = None
+    request_id: str | None = None
+
+
+async def fan_out(conn: asyncpg.Connection, events: list[Published], now: datetime,
                   lease_until: datetime, busy: list[str]) -> list[asyncpg.Record]:
-    columns = list(zip(*[(e.id, e.type, merchant_id, e.livemode, at, encode(e)) for e, merchant_id, at in events]))
-    return await conn.fetch(_FAN_OUT, *columns, now, lease_until, busy)
+    columns = list(zip(*[(p.event.id, p.event.type, p.merchant_id, p.event.livemode, p.at, encode(p.event))
+                         for p in events]))
+    return await conn.fetch(_FAN_OUT, *columns, now, lease_until, busy, [p.order_id for p in events],
+                            [p.request_id for p in events])
 
 
 # Due deliveries of every endpoint but the busy ones ($4), or of one endpoint ($4 is then its id).
