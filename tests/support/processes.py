@@ -33,12 +33,21 @@ def free_port() -> int:
 class Processes:
     """The processes of one deployment, with a database and key prefix of their own."""
 
-    def __init__(self, env: dict[str, str], base_url: str):
-        self.env, self.base_url = env, base_url
+    def __init__(self, env: dict[str, str], base_url: str, output: Path | None = None):
+        self.env, self.base_url, self.output = env, base_url, output
         self.procs: dict[str, subprocess.Popen] = {}
+        self._files: list = []
 
     def start(self, name: str, *args: str) -> subprocess.Popen:
-        self.procs[name] = subprocess.Popen([sys.executable, "-m", "service", *args], env=self.env, cwd=ROOT)
+        """With an output folder, the process writes its stdout and stderr to NAME.out and NAME.err there."""
+        streams = {}
+        if self.output is not None:
+            # Closed by stop(), once the process has ended.
+            streams = {"stdout": open(self.output / f"{name}.out", "ab"),  # noqa: SIM115
+                       "stderr": open(self.output / f"{name}.err", "ab")}  # noqa: SIM115
+            self._files += streams.values()
+        self.procs[name] = subprocess.Popen([sys.executable, "-m", "service", *args], env=self.env, cwd=ROOT,
+                                            **streams)
         return self.procs[name]
 
     def stop(self) -> None:
@@ -50,13 +59,15 @@ class Processes:
                 proc.wait(10)
             except subprocess.TimeoutExpired:
                 proc.kill()
+        for file in self._files:
+            file.close()
 
 
 async def until_answered(client: Signed, timeout: float = 30) -> None:
     deadline = time.monotonic() + timeout
     while True:
         try:
-            status, body = await client.post(QUICK, {"amount": "1.00"})
+            status, _ = await client.post(QUICK, {"amount": "1.00"})
             if status == 201:
                 return
         except aiohttp.ClientError:
@@ -86,16 +97,18 @@ async def created(client: Signed, key: str, amount: str = "2.00", attempts: int 
 
 
 @contextlib.asynccontextmanager
-async def deployment(redis_url: str, processes: tuple[str, ...] = ("web", "actors")):
+async def deployment(redis_url: str, processes: tuple[str, ...] = ("web", "actors"), *,
+                     env: dict[str, str] | None = None, output: Path | None = None):
     """The named processes (an actors process may be named actors-1, actors-2...) on a database of their own,
-    answering; yields them, a merchant's signed client and a pool on the database."""
+    answering; yields them, a merchant's signed client and a pool on the database. `env` adds to or overrides
+    their environment; with `output` their stdout and stderr go to files there."""
     async with database(f"svc_deploy_{secrets.token_hex(4)}") as url:
         port = free_port()
         env = dict(os.environ, DATABASE_URL=url, REDIS_URL=redis_url, REDIS_PREFIX=f"dp{secrets.token_hex(3)}:",
                    PARTITIONS="8", LEASE_TTL_MS="1500", REPLY_TIMEOUT_S="5", PORT=str(port),
                    SERVICE_MASTER_KEY=Fernet.generate_key().decode(), LOG_LEVEL="WARNING",
-                   WEBHOOK_SWEEP_INTERVAL_S="0.2", WEBHOOK_RECLAIM_IDLE_MS="500")
-        procs = Processes(env, f"http://127.0.0.1:{port}")
+                   WEBHOOK_SWEEP_INTERVAL_S="0.2", WEBHOOK_RECLAIM_IDLE_MS="500") | (env or {})
+        procs = Processes(env, f"http://127.0.0.1:{port}", output)
         for name in processes:
             procs.start(name, name.split("-")[0])
         pool = await db.connect(url, min_size=1, max_size=4)
