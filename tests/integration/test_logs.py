@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import secrets
 import time
 from pathlib import Path
 
+import aiohttp
+
+from common import users
 from tests.conftest import REDIS_URL
 from tests.integration.helpers import QUICK, pay
 from tests.integration.test_refunds_api import DEST
@@ -40,11 +44,31 @@ async def _until_logged(folder: Path, request_id: str, timeout: float = 20) -> N
         await asyncio.sleep(0.2)
 
 
+async def _dashboard_secrets(procs, pool, merchant_id: str, order_id: str) -> dict[str, str]:
+    """A staff member signs in to the dashboard and opens the order: the password, the sign-in form's CSRF token and
+    the session cookies it cost."""
+    password = f"pw-{secrets.token_hex(8)}"
+    await users.create(pool, merchant_id, f"staff+{merchant_id}@example.com", password)
+    dashboard = f"{procs.base_url}/dashboard"
+    jar = aiohttp.CookieJar(unsafe=True)  # keeps cookies of an IP host
+    async with aiohttp.ClientSession(cookie_jar=jar) as browser:
+        async with browser.get(f"{dashboard}/signin") as page:
+            csrf = re.search(r'name="csrf" value="([^"]+)"', await page.text()).group(1)
+        form = {"csrf": csrf, "email": f"staff+{merchant_id}@example.com", "password": password}
+        async with browser.post(f"{dashboard}/signin", data=form, allow_redirects=False) as signed_in:
+            assert signed_in.status == 303, await signed_in.text()
+        async with browser.get(f"{dashboard}/test/orders/{order_id}") as page:
+            assert page.status == 200
+    cookies = {f"cookie {c.key}": c.value for c in jar if len(c.value) >= 16}
+    assert cookies
+    return {"dashboard password": password, "CSRF token": csrf, **cookies}
+
+
 async def test_json_lines_follow_a_request_to_its_webhooks_and_hold_no_secret(tmp_path):
     receiver = await Receiver().start()
     env = {"LOG_FORMAT": "json", "LOG_LEVEL": "DEBUG"}
     try:
-        async with deployment(REDIS_URL, PROCESSES, env=env, output=tmp_path) as (procs, client, _pool):
+        async with deployment(REDIS_URL, PROCESSES, env=env, output=tmp_path) as (procs, client, pool):
             signatures: list[str] = []
             sign = client.headers
 
@@ -75,6 +99,7 @@ async def test_json_lines_follow_a_request_to_its_webhooks_and_hold_no_secret(tm
                 "webhook signing secret": endpoint["secret"],
                 "master key": procs.env["SERVICE_MASTER_KEY"],
                 "checkout session key": created["session_key"],
+                **await _dashboard_secrets(procs, pool, client.merchant_id, order_id),
             }
             secrets_seen |= {f"X-Signature {n}": s for n, s in enumerate(signatures)}
             secrets_seen |= {f"webhook signature {n}": part.removeprefix("sha256=")

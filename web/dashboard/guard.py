@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
+from common import logs
 from common.merchants import ApiKey
 from web import decoding
 from web.context import CALLER, ctx
@@ -51,6 +52,7 @@ def signed_in(handler=None, *, json: bool = False):
             query = f"?{urlencode({'next': request.path_qs})}" if request.method == "GET" else ""
             raise web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin{query}")
         request[keys.STAFF] = session
+        logs.note(merchant_id=session.merchant_id)
         request[CALLER] = ApiKey(public_key=f"dashboard:{session.user_id}", merchant_id=session.merchant_id,
                                  livemode=request.match_info.get("mode") == "live", secret="")
         try:
