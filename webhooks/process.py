@@ -13,7 +13,7 @@ from common.secrets import Vault, master_keys
 from streams import connection
 from streams.names import WEBHOOKS_GROUP, Keys
 from webhooks import settings as webhook_settings
-from webhooks.dispatcher import DispatchHooks, Dispatcher
+from webhooks.dispatcher import Dispatcher, DispatchHooks
 
 log = logging.getLogger(__name__)
 RECLAIM_EVERY_S = 10.0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from datetime import datetime
@@ -106,7 +105,7 @@ class Sender:
                                                          allow_redirects=False) as resp:
                 done.status_code = resp.status
                 done.response_body = await _read_capped(resp)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             done.error = f"timeout: no complete answer within {self.timeout_s:g} s"
         except (aiohttp.ClientError, OSError, ValueError) as exc:
             done.error = f"{type(exc).__name__}: {exc}"[:500]
