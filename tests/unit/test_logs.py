@@ -6,9 +6,12 @@ import asyncio
 import io
 import json
 import logging
+from datetime import UTC, datetime
 
+import msgspec
 import pytest
 
+from actors import messages as m
 from common import logs
 
 
@@ -89,3 +92,13 @@ def test_a_field_never_replaces_the_line_s_own_keys(lines):
 def test_an_unknown_format_stops_the_process():
     with pytest.raises(SystemExit, match="LOG_FORMAT"):
         logs.configure("INFO", "yaml")
+
+
+def test_a_command_written_before_request_ids_decodes_without_one():
+    sent = m.Envelope(command_id="cmd_1", request_id="req_1",
+                      command=m.CancelOrder(order_id="ord_1", merchant_id="mer_1", livemode=False,
+                                            at=datetime(2026, 1, 1, tzinfo=UTC)))
+    old = msgspec.json.decode(msgspec.json.encode(sent))
+    del old["request_id"]
+    decoded = msgspec.json.decode(msgspec.json.encode(old), type=m.Envelope)
+    assert decoded == msgspec.structs.replace(sent, request_id="")
