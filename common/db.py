@@ -46,5 +46,8 @@ async def migrate(url: str) -> list[str]:
 
 async def missing_migrations(conn: asyncpg.Connection) -> list[str]:
     """Migrations of this release the database has not applied (the process runs against an older schema)."""
-    done = {r["name"] for r in await conn.fetch("SELECT name FROM schema_migrations")}
+    try:
+        done = {r["name"] for r in await conn.fetch("SELECT name FROM schema_migrations")}
+    except asyncpg.UndefinedTableError:  # a database never migrated
+        done = set()
     return [path.name for path in sorted(MIGRATIONS.glob("*.sql")) if path.name not in done]
