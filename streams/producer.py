@@ -8,12 +8,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import time
 
 import msgspec
 
 from collections.abc import Callable
 from typing import Any
 
+from common.metrics import COMMAND_ROUND_TRIP
 from streams.connection import Client, blocking_reader, close_reader, stream_entries
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
@@ -25,6 +27,10 @@ REPLY_BLOCK_MS = 200  # also how long stopping a bus may take
 
 class ReplyTimeout(Exception):
     pass
+
+
+# Children looked up once: ask() runs for nearly every API request.
+_ANSWERED, _TIMED_OUT, _FAILED = (COMMAND_ROUND_TRIP.labels(o) for o in ("answered", "timeout", "failed"))
 
 
 class SignatureSpent(Exception):
@@ -92,10 +98,17 @@ class CommandBus:
         waiters.append(answer)
         # A plain timer on the answer itself: wait_for would wrap it in two more futures per request.
         timer = loop.call_later(self.timeout_s, _expire, answer, envelope.command_id)
+        started, outcome = time.perf_counter(), _FAILED
         try:
             await self.send(envelope, signature, signature_ttl_s)
-            return await answer
+            reply = await answer
+            outcome = _ANSWERED
+            return reply
+        except ReplyTimeout:
+            outcome = _TIMED_OUT
+            raise
         finally:
+            outcome.observe(time.perf_counter() - started)
             timer.cancel()
             waiters.remove(answer)
             if not waiters:

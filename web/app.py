@@ -14,7 +14,7 @@ from common.secrets import Vault, derived_keys, master_keys
 from streams import connection
 from streams.names import Keys
 from actors.bus import CommandBus
-from web import dashboard, health, openapi, pages, rate_limits, refund_pages, request_ids, routes
+from web import dashboard, health, metrics, openapi, pages, rate_limits, refund_pages, request_ids, routes
 from web.auth import signature_middleware
 from web.context import CONTEXT, Context
 from web.errors import error_middleware
@@ -25,7 +25,9 @@ log = logging.getLogger(__name__)
 
 def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
     app = web.Application(
-        middlewares=[request_ids.request_id_middleware, error_middleware,
+        # Outermost, so it times and counts every answer, errors included.
+        middlewares=[metrics.metrics_middleware,
+                     request_ids.request_id_middleware, error_middleware,
                      body_limit_middleware(settings.max_body_bytes), signature_middleware,
                      rate_limits.page_rate_limit_middleware, path_ids_middleware],
         client_max_size=settings.max_body_bytes,
@@ -51,6 +53,7 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
     app.router.add_get(routes.PREFIX + "/openapi.json", openapi.serve)
     pages.add_routes(app)
     health.add_routes(app)
+    metrics.add_routes(app)
     refund_pages.add_routes(app)
     dashboard.add_routes(app, settings)
     return app
