@@ -26,6 +26,7 @@ from actors import batch, intake, store
 from actors import messages as m
 from actors.leases import Leases
 from actors.order import Order
+from common import metrics
 from common.clock import utcnow
 from streams import retention
 from streams.connection import Client, blocking_reader, close_reader, read_group
@@ -48,6 +49,7 @@ end
 return #ARGV / 2
 """
 RESTART_DELAY_S = 0.5  # before a lane or the lease keeper that died starts again
+_OK, _REFUSED, _RETRIED, _DEAD = (metrics.COMMANDS.labels(o) for o in ("ok", "refused", "retried", "dead_lettered"))
 
 _INFRA_ERRORS = (OSError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError, asyncio.TimeoutError,
                  redis_errors.ConnectionError, redis_errors.TimeoutError)
@@ -292,6 +294,7 @@ class Worker:
         return Message(stream, entry_id, None, fields, deliveries, f"undecodable: {why}", addressed)
 
     async def _handle(self, lane: Lane, conn: asyncpg.Connection, messages: list[Message]) -> None:
+        metrics.BATCH_SIZE.observe(len(messages))
         readable = [msg for msg in messages if msg.envelope is not None]
         now = utcnow()
         refused = {msg.entry_id: Failure(reason) for msg in readable
@@ -322,6 +325,7 @@ class Worker:
         replies: dict[str, list[bytes]] = {}
         retried: set[bytes] = set()
         dead = [(msg, Failure(msg.undecodable)) for msg in messages if msg.envelope is None]
+        undecodable = len(dead)
         for msg, _ in dead:
             if msg.addressed.command_id and msg.addressed.reply_to:
                 replies.setdefault(msg.addressed.reply_to, []).append(batch.internal_error_reply(msg.addressed.command_id))
@@ -340,6 +344,7 @@ class Worker:
         if dead:
             # Set aside before they are acknowledged: a crash between the two keeps them pending, never lost.
             await self.pipeliner.call_many([self._dead_letter(msg, failure) for msg, failure in dead])
+            _DEAD.inc(len(dead))
         if log.isEnabledFor(logging.DEBUG):
             _log_answered(answered)
         appended = [(a, env.request_id) for env, o in answered for a in o.appended]
@@ -352,6 +357,10 @@ class Worker:
         )
         if appended:
             lane.published.append(appended[0][0].event_id)  # a batch's outbox row is named by its first event
+        _RETRIED.inc(len(retried))
+        ok = sum(1 for _env, outcome in answered if _answered_ok(outcome.reply))
+        _OK.inc(ok)
+        _REFUSED.inc(len(answered) - ok - (len(dead) - undecodable))  # a dead letter's answer is no refusal
 
     def _publish(self, events: list[tuple[bytes, str]]) -> list[tuple]:
         return publication(self.keys, events)
@@ -389,8 +398,10 @@ class Worker:
         self.hooks.before_commit()
         try:
             # One statement, so one transaction of its own: no BEGIN and COMMIT round trips around it.
+            started = time.perf_counter()
             await self.hooks.commit(store.commit(conn, decided.fresh, decided.changed, decided.encoded, decided.views,
                                                  published))
+            metrics.COMMIT_DURATION.observe(time.perf_counter() - started)
         except BaseException:
             for order_id in decided.changed:
                 self._cache.pop(order_id, None)
@@ -459,6 +470,12 @@ def _log_answered(answered: list[tuple[m.Envelope, store.Outcome]]) -> None:
         kind = env.command.__struct_config__.tag
         log.debug("command %s %s: %s, %d events", env.command_id, kind, result, len(outcome.appended),
                   extra={**log_ids(env), "kind": kind, "outcome": result, "events": len(outcome.appended)})
+
+
+def _answered_ok(reply: bytes) -> bool:
+    """Whether an encoded m.Reply says ok, without decoding the order's view it carries: `ok` follows the
+    command id, and a quote inside an id is escaped, so the pattern cannot occur earlier."""
+    return reply.find(b'"ok":true', 0, 300) != -1
 
 
 def _by_stream(messages: list[Message]) -> dict[str, list[bytes]]:

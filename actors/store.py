@@ -316,5 +316,12 @@ async def pending_outbox(conn: asyncpg.Connection, older_than: datetime, limit: 
     return [(r["batch_id"], [bytes(p) for p in r["payloads"]]) for r in rows]
 
 
+async def outbox_backlog(conn: asyncpg.Connection) -> tuple[int, float]:
+    """Outbox rows and the age in seconds of the oldest (0 when empty)."""
+    row = await conn.fetchrow(
+        "SELECT count(*) AS n, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8 AS age FROM outbox")
+    return row["n"], row["age"]
+
+
 async def drop_outbox(conn: asyncpg.Connection, batch_ids: list[str]) -> None:
     await conn.execute("DELETE FROM outbox WHERE batch_id = ANY($1)", batch_ids)

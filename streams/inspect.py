@@ -72,25 +72,32 @@ async def stream(redis: Client, name: str) -> Stream:
                   last_id=_text(last[0]) if last else None, groups=found)
 
 
-async def status(redis: Client, keys: Keys, lease_ttl_ms: int, max_lag: int | None = None,
-                 max_pending_age_s: float | None = None) -> Status:
-    partitions = []
-    for p in range(keys.partitions):
-        holder = await redis.get(keys.lease(p))
-        left_ms = await redis.pttl(keys.lease(p)) if holder else None
-        partitions.append(Partition(
-            partition=p, stream=await stream(redis, keys.commands(p)),
-            lease_holder=_text(holder) if holder else None,
-            lease_renewed_s_ago=round((lease_ttl_ms - left_ms) / 1000, 3) if left_ms and left_ms > 0 else None))
-    replies = {}
-    async for name in redis.scan_iter(match=keys.replies("*"), count=1000, _type="stream"):
-        replies[_text(name)] = await redis.xlen(name)
+async def partition(redis: Client, keys: Keys, p: int, lease_ttl_ms: int) -> Partition:
+    holder = await redis.get(keys.lease(p))
+    left_ms = await redis.pttl(keys.lease(p)) if holder else None
+    return Partition(
+        partition=p, stream=await stream(redis, keys.commands(p)),
+        lease_holder=_text(holder) if holder else None,
+        lease_renewed_s_ago=round((lease_ttl_ms - left_ms) / 1000, 3) if left_ms and left_ms > 0 else None)
+
+
+async def dead_letters(redis: Client, keys: Keys) -> dict[str, int]:
+    """How many dead letters came from each stream."""
     dead: dict[str, int] = {}
     for _id, fields in await redis.xrange(keys.dead_letters):
         origin = _text(fields.get(b"stream", b"?"))
         dead[origin] = dead.get(origin, 0) + 1
+    return dead
+
+
+async def status(redis: Client, keys: Keys, lease_ttl_ms: int, max_lag: int | None = None,
+                 max_pending_age_s: float | None = None) -> Status:
+    partitions = [await partition(redis, keys, p, lease_ttl_ms) for p in range(keys.partitions)]
+    replies = {}
+    async for name in redis.scan_iter(match=keys.replies("*"), count=1000, _type="stream"):
+        replies[_text(name)] = await redis.xlen(name)
     found = Status(partitions=partitions, events=await stream(redis, keys.events), reply_streams=replies,
-                   dead_letters=dead)
+                   dead_letters=await dead_letters(redis, keys))
     found.problems = problems(found, max_lag, max_pending_age_s)
     return found
 
