@@ -12,7 +12,7 @@ from chain_watchers import references, store, unique_amounts
 from chain_watchers.base import SeenTransfer
 from chain_watchers.registry import Network
 from chain_watchers.watch import Watch
-from common import money
+from common import metrics, money
 
 
 async def discover(watch: Watch, network: Network) -> int:
@@ -29,6 +29,8 @@ async def _record(watch: Watch, network: Network, finds: Iterable[tuple[store.Se
     async with watch.pool.acquire() as conn, conn.transaction():
         added = [await store.add_found_attempt(conn, session, network.slug, tx_hash) for session, tx_hash in finds]
         await store.move_cursor(conn, network.slug, cursor, scope)
+    if not scope:  # a block cursor (EVM, TRON); TON's are per wallet, in logical time
+        metrics.chain_position(network.slug, processed=cursor)
     return sum(added)
 
 
@@ -72,6 +74,7 @@ def _matches(seen: list[SeenTransfer], keyed: dict) -> list[tuple[store.Session,
 async def _evm(watch: Watch, network: Network) -> int:
     adapter = await watch.adapter(network)
     head = await adapter.head()
+    metrics.chain_position(network.slug, head=head)
     final_edge = head - network.confirmations + 1  # blocks at or below it are at the required depth
     cursor, reservations = await _reserved(watch, network, final_edge)
     if not reservations:
@@ -94,6 +97,7 @@ async def _evm(watch: Watch, network: Network) -> int:
 async def _tron(watch: Watch, network: Network) -> int:
     adapter = await watch.adapter(network)
     solid = await adapter.solid_head()  # solidified blocks cannot be reorganised: read once, never again
+    metrics.chain_position(network.slug, head=solid)
     cursor, reservations = await _reserved(watch, network, solid)
     if not reservations:
         return 0

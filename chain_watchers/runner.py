@@ -19,7 +19,7 @@ from actors.bus import CommandBus
 from chain_watchers import discovery, follow
 from chain_watchers.registry import FAMILIES, Network, Registry, load_registry
 from chain_watchers.watch import AdapterFactory, Bus, Watch, WatchOptions
-from common import backoff, db, logs
+from common import backoff, db, logs, metrics, probes
 from common.clock import Clock, utcnow
 from common.config import Settings
 from streams import connection
@@ -97,6 +97,7 @@ class Watcher:
             except Exception as error:
                 pause = self.backoff.failed(network.slug, loop.time())
                 failed.append(network.slug)
+                metrics.WATCHER_TICKS.labels(network.slug, "failed").inc()
                 if isinstance(error, CODE_FAULTS):
                     # Our bug, not the node's: it backs off all the same, but with its traceback for the on-call.
                     log.exception("watch %s: a fault of the watcher's code; next try in %.1f s", network.slug, pause)
@@ -106,6 +107,7 @@ class Watcher:
                 await self.watch.forget(network)
             else:
                 self.backoff.succeeded(network.slug)
+                metrics.WATCHER_TICKS.labels(network.slug, "ok").inc()
         return Tick(found, payments, refunds, tuple(failed))
 
     async def run(self, stop: asyncio.Event) -> None:
@@ -128,7 +130,8 @@ async def serve(settings: Settings, family: str, stop: asyncio.Event) -> None:
     await bus.start()
     watcher = Watcher(family, registry, pool, bus, options=WatchOptions.from_env())
     try:
-        async with pool.acquire() as lock:
+        async with probes.serving(f"watch {family}", settings.host, settings.metrics_port,
+                                  probes.basics(pool, redis)), pool.acquire() as lock:
             while not await lock.fetchval("SELECT pg_try_advisory_lock($1)", _LOCK + FAMILIES.index(family)):
                 with contextlib.suppress(asyncio.TimeoutError):  # another process watches this family: stand by
                     await asyncio.wait_for(stop.wait(), 5)

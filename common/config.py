@@ -17,6 +17,8 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Key prefix for every Redis key and stream, so several deployments or test runs share one server.
     redis_prefix: str = "svc:"
     port: int = 8080
+    # Where a process without an HTTP port of its own serves /metrics, /healthz and /readyz; 0: nowhere.
+    metrics_port: int = 0
     host: str = "127.0.0.1"
     base_url: str = ""
     checkout_url: str = ""
@@ -58,6 +60,7 @@ _ENV = {
     "redis_url": "REDIS_URL",
     "redis_prefix": "REDIS_PREFIX",
     "port": "PORT",
+    "metrics_port": "METRICS_PORT",
     "host": "HOST",
     "base_url": "BASE_URL",
     "checkout_url": "CHECKOUT_URL",

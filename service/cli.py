@@ -20,7 +20,7 @@ from common.secrets import Vault, master_keys
 
 
 def _settings(args) -> config.Settings:
-    overrides = {"port": args.port} if getattr(args, "port", None) else {}
+    overrides = {name: getattr(args, name) for name in ("port", "metrics_port") if getattr(args, name, None)}
     return config.load(**overrides)
 
 
@@ -360,14 +360,18 @@ def parser() -> argparse.ArgumentParser:
     dev.add_argument("--port", type=int)
     dev.add_argument("--workers", type=int, default=1, help="actor worker processes")
     dev.set_defaults(run=cmd_dev)
-    for name in ("web", "actors", "scheduler"):
-        proc = sub.add_parser(name, help=f"run the {name} process")
-        proc.add_argument("--port", type=int)
+    web = sub.add_parser("web", help="run the web process (/metrics, /healthz and /readyz on its own port)")
+    web.add_argument("--port", type=int)
+    web.set_defaults(run=cmd_process)
+    workers = [sub.add_parser("actors", help="run the actors process"),
+               sub.add_parser("scheduler", help="run the scheduler process"),
+               sub.add_parser("webhooks", help="run the webhooks dispatcher"),
+               sub.add_parser("watch", help="run the chain watcher of one family")]
+    workers[-1].add_argument("--family", required=True, choices=FAMILIES)
+    for proc in workers:
+        proc.add_argument("--metrics-port", type=int, metavar="PORT",
+                          help="serve /metrics, /healthz and /readyz on this port (default METRICS_PORT; 0: none)")
         proc.set_defaults(run=cmd_process)
-    sub.add_parser("webhooks", help="run the webhooks dispatcher (no HTTP port)").set_defaults(run=cmd_process)
-    watch = sub.add_parser("watch", help="run the chain watcher of one family (no HTTP port)")
-    watch.add_argument("--family", required=True, choices=FAMILIES)
-    watch.set_defaults(run=cmd_process)
 
     database = sub.add_parser("db", help="database schema")
     database.add_argument("action", choices=["migrate"])

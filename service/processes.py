@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING
 
 from aiohttp import web
 
+from actors import gauges
 from actors.bus import CommandBus
 from actors.runtime import BatchHooks, Worker
-from common import db, logs
+from common import db, logs, probes
 from common.config import Settings
 from service.scheduler import Timers, start
 from streams import connection
@@ -61,7 +62,8 @@ async def _actors(settings: Settings, hooks: BatchHooks) -> None:
     pool = await db.connect(settings.database_url, min_size=2, max_size=4, server_settings=db.ACTOR_SETTINGS)
     redis = connection.connect(settings.redis_url)
     worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-    worker = Worker(pool, redis, Keys(settings.redis_prefix, settings.partitions), worker_id,
+    keys = Keys(settings.redis_prefix, settings.partitions)
+    worker = Worker(pool, redis, keys, worker_id,
                     settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes,
                     max_deliveries=settings.command_max_deliveries, retention_s=settings.stream_retention_s,
                     max_skew_s=settings.command_max_skew_s, hooks=hooks)
@@ -75,10 +77,14 @@ async def _actors(settings: Settings, hooks: BatchHooks) -> None:
             await asyncio.sleep(2)
 
     sweeper = asyncio.create_task(sweep())
+    reporter = asyncio.create_task(gauges.keep_refreshed(pool, redis, keys, settings.lease_ttl_ms, stop))
+    checks = dict(probes.basics(pool, redis), leases=lambda: gauges.leases_check(redis, keys, worker.leases.owned))
     try:
-        await worker.run(stop)
+        async with probes.serving("actors", settings.host, settings.metrics_port, checks):
+            await worker.run(stop)
     finally:
         sweeper.cancel()
+        reporter.cancel()
         await redis.aclose()
         await pool.close()
 
@@ -95,7 +101,8 @@ async def _scheduler(settings: Settings) -> None:
     await bus.start()
     scheduler = start(Timers(pool, bus), settings.scheduler_interval_s)
     logs.announce(log, f"scheduler: sweeping due timers every {settings.scheduler_interval_s} s")
-    await stop.wait()
+    async with probes.serving("scheduler", settings.host, settings.metrics_port, probes.basics(pool, redis)):
+        await stop.wait()
     scheduler.shutdown(wait=False)
     await bus.stop()
     await redis.aclose()

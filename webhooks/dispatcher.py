@@ -23,6 +23,7 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from actors.publication import PublicEvent
+from common import metrics
 from common.clock import Clock, utcnow
 from common.secrets import Vault
 from streams.connection import Client
@@ -44,6 +45,9 @@ class DispatchHooks:
     def before_ack(self) -> None:
         pass
 MAX_QUEUE = 2000  # deliveries queued in memory for one endpoint at most
+# What an attempt left its delivery as (outcomes.record_row's status), as the delivery counter names it.
+_COUNTED = {status: metrics.WEBHOOK_DELIVERIES.labels(outcome)
+            for status, outcome in (("succeeded", "delivered"), ("pending", "retrying"), ("failed", "failed"))}
 
 
 class Lane:
@@ -298,6 +302,13 @@ class Dispatcher:
             if not self._tasks and not self._done:
                 return
 
+    async def report(self) -> None:
+        """The retry queue's gauges (the webhooks process runs this every few seconds)."""
+        async with self.pool.acquire() as conn:
+            depth, overdue = await store.retry_queue(conn, self.clock())
+        metrics.WEBHOOK_RETRY_DEPTH.set(depth)
+        metrics.WEBHOOK_OLDEST_DUE.set(overdue)
+
     # Writing outcomes: one transaction for every attempt that finished meanwhile
 
     async def _write_loop(self) -> None:
@@ -331,6 +342,8 @@ class Dispatcher:
             raise
         self._held.difference_update(a.job.delivery_id for a in batch)
         _log_attempts(batch, [row[1] for row in rows])
+        for row in rows:
+            _COUNTED[row[1]].inc()
         if followers:
             async with self.pool.acquire() as conn:
                 await self._admit(conn, followers)

@@ -7,7 +7,7 @@ import logging
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from common import db, logs
+from common import db, logs, probes
 from common.config import Settings
 from common.secrets import Vault, master_keys
 from streams import connection
@@ -17,6 +17,7 @@ from webhooks.dispatcher import Dispatcher, DispatchHooks
 
 log = logging.getLogger(__name__)
 RECLAIM_EVERY_S = 10.0
+REPORT_EVERY_S = 10.0  # the retry queue's gauges: one count on a partial index
 
 
 def _guarded(job):
@@ -44,13 +45,16 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks = 
                       coalesce=True, id="webhook-retries")
     scheduler.add_job(_guarded(dispatcher.reclaim), "interval", seconds=RECLAIM_EVERY_S, max_instances=1,
                       coalesce=True, id="webhook-reclaim")
+    scheduler.add_job(_guarded(dispatcher.report), "interval", seconds=REPORT_EVERY_S, max_instances=1,
+                      coalesce=True, id="webhook-gauges")
     scheduler.start()
     logs.announce(log, f"webhooks: delivering events from {keys.events} "
                        f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints")
     logs.announce(log, f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once per endpoint;"
                        f" retries swept every {knobs.sweep_interval_s:g} s")
     try:
-        await dispatcher.run(stop)
+        async with probes.serving("webhooks", settings.host, settings.metrics_port, probes.basics(pool, redis)):
+            await dispatcher.run(stop)
     finally:
         scheduler.shutdown(wait=False)
         await dispatcher.close()

@@ -149,3 +149,13 @@ async def release(conn: asyncpg.Connection, delivery_ids: list[str], now: dateti
         "UPDATE webhook_deliveries SET next_attempt_at = $2 WHERE delivery_id = ANY($1) AND status = 'pending'",
         delivery_ids, now,
     )
+
+
+async def retry_queue(conn: asyncpg.Connection, now: datetime) -> tuple[int, float]:
+    """Pending deliveries (waiting for their next attempt or leased to a sender), and how many seconds the most
+    overdue one has been due (0 when none is): both read off the partial index of pending deliveries."""
+    row = await conn.fetchrow(
+        "SELECT count(*) AS n, coalesce(extract(epoch FROM $1 - min(next_attempt_at)"
+        " FILTER (WHERE next_attempt_at <= $1)), 0)::float8 AS overdue"
+        " FROM webhook_deliveries WHERE status = 'pending'", now)
+    return row["n"], row["overdue"]

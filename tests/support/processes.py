@@ -98,10 +98,12 @@ async def created(client: Signed, key: str, amount: str = "2.00", attempts: int 
 
 @contextlib.asynccontextmanager
 async def deployment(redis_url: str, processes: tuple[str, ...] = ("web", "actors"), *,
-                     env: dict[str, str] | None = None, output: Path | None = None):
+                     args: dict[str, tuple[str, ...]] | None = None, env: dict[str, str] | None = None,
+                     output: Path | None = None):
     """The named processes (an actors process may be named actors-1, actors-2...) on a database of their own,
-    answering; yields them, a merchant's signed client and a pool on the database. `env` adds to or overrides
-    their environment; with `output` their stdout and stderr go to files there."""
+    answering; yields them, a merchant's signed client and a pool on the database. `args` adds command-line
+    arguments to the processes it names; `env` adds to or overrides their environment; with `output` their stdout
+    and stderr go to files there."""
     async with database(f"svc_deploy_{secrets.token_hex(4)}") as url:
         port = free_port()
         env = dict(os.environ, DATABASE_URL=url, REDIS_URL=redis_url, REDIS_PREFIX=f"dp{secrets.token_hex(3)}:",
@@ -110,7 +112,7 @@ async def deployment(redis_url: str, processes: tuple[str, ...] = ("web", "actor
                    WEBHOOK_SWEEP_INTERVAL_S="0.2", WEBHOOK_RECLAIM_IDLE_MS="500") | (env or {})
         procs = Processes(env, f"http://127.0.0.1:{port}", output)
         for name in processes:
-            procs.start(name, name.split("-")[0])
+            procs.start(name, name.split("-")[0], *(args or {}).get(name, ()))
         pool = await db.connect(url, min_size=1, max_size=4)
         http = aiohttp.ClientSession()
         try:

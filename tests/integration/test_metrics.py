@@ -1,0 +1,222 @@
+"""Metrics that move with traffic, scraped as Prometheus does, and the probes of processes without a port of their own."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import secrets
+import time
+
+import aiohttp
+import asyncpg
+from cryptography.fernet import Fernet
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
+
+from actors import gauges
+from common.db import MIGRATIONS
+from streams.names import ACTORS_GROUP, Keys
+from tests.conftest import REDIS_URL, database
+from tests.integration.helpers import quick
+from tests.support.processes import Processes, created, deployment, free_port
+from tests.watchers.conftest import bus, shop, watchers  # noqa: F401 - fixtures of the watcher test
+from tests.webhooks.conftest import dispatcher, receiver  # noqa: F401 - fixtures of the webhook tests
+from tests.webhooks.support import Clock, pump, register
+
+ORDER = {"route": "/b2b/v1/orders/{order_id}", "method": "GET", "status": "404"}
+
+
+def value(text: str, name: str, **labels: str) -> float:
+    """The sample `name` whose labels include these (0 when there is none)."""
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return sample.value
+    return 0.0
+
+
+def labelled(text: str, name: str, label: str) -> dict[str, float]:
+    return {s.labels[label]: s.value for family in text_string_to_metric_families(text) for s in family.samples
+            if s.name == name}
+
+
+def here() -> str:
+    """This process's registry: the in-process worker, dispatchers and watchers count into it."""
+    return generate_latest().decode()
+
+
+async def scrape(http: aiohttp.ClientSession, url: str) -> str:
+    async with http.get(url) as resp:
+        assert resp.status == 200 and resp.content_type == "text/plain", resp.status
+        return await resp.text()
+
+
+async def probe(http: aiohttp.ClientSession, url: str, timeout: float = 30) -> tuple[int, dict]:
+    """The answer of a process that may still be starting."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            async with http.get(url) as resp:
+                return resp.status, await resp.json()
+        except aiohttp.ClientConnectionError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.2)
+
+
+async def test_web_counts_requests_by_route_pattern_and_status(stack, merchant):
+    before = await scrape(stack.http, stack.base_url + "/metrics")
+    for n in range(3):
+        status, _ = await merchant.get(f"/b2b/v1/orders/ord_missing{n}")
+        assert status == 404
+    async with stack.http.get(stack.base_url + "/no/such/page/42") as resp:
+        assert resp.status == 404
+    after = await scrape(stack.http, stack.base_url + "/metrics")
+
+    assert value(after, "http_requests_total", **ORDER) - value(before, "http_requests_total", **ORDER) == 3
+    count = "http_request_duration_seconds_count"
+    assert value(after, count, **ORDER) - value(before, count, **ORDER) == 3
+    assert value(after, "http_request_duration_seconds_bucket", le="+Inf", **ORDER) == value(after, count, **ORDER)
+    unmatched = {"route": "unmatched", "method": "GET", "status": "404"}
+    assert value(after, "http_requests_total", **unmatched) - value(before, "http_requests_total", **unmatched) == 1
+    assert "ord_missing" not in after and "/no/such" not in after  # never the raw path
+
+
+async def test_commands_move_the_round_trip_and_the_actor_histograms(stack, merchant):
+    before = await scrape(stack.http, stack.base_url + "/metrics")
+    for _ in range(3):
+        await quick(merchant)
+    after = await scrape(stack.http, stack.base_url + "/metrics")
+
+    def moved(name: str, **labels: str) -> float:
+        return value(after, name, **labels) - value(before, name, **labels)
+
+    assert moved("command_round_trip_seconds_count", outcome="answered") == 3
+    assert moved("actor_batch_size_sum") == 3  # the stack's worker runs in this process
+    assert moved("actor_batch_size_count") >= 1 and moved("actor_commit_seconds_count") >= 1
+    assert moved("actor_commands_total", outcome="ok") == 3
+    assert moved("http_requests_total", route="/b2b/v1/checkout-sessions/quick", method="POST", status="201") == 3
+
+
+async def test_partition_gauges_count_what_waits_with_no_worker(pool, redis, settings):
+    keys = Keys(f"{settings.redis_prefix}gauges-{secrets.token_hex(3)}:", 2)
+    for _ in range(3):  # partition 1 never had a reader
+        await redis.xadd(keys.commands(1), {"m": b"{}"})
+    await redis.xgroup_create(keys.commands(0), ACTORS_GROUP, id="0", mkstream=True)
+    for _ in range(2):
+        await redis.xadd(keys.commands(0), {"m": b"{}"})
+    await redis.xreadgroup(ACTORS_GROUP, "gone", {keys.commands(0): ">"}, count=1)  # read, never acknowledged
+    await redis.xadd(keys.dead_letters, {"stream": keys.commands(1), "error": "test"})
+
+    await gauges.refresh(pool, redis, keys, settings.lease_ttl_ms)
+    text = here()
+    assert labelled(text, "actor_partition_lag", "partition") == {"0": 1, "1": 3}
+    assert labelled(text, "actor_partition_pending", "partition") == {"0": 1, "1": 0}
+    assert labelled(text, "actor_partition_leased", "partition") == {"0": 0, "1": 0}
+    assert value(text, "dead_letters", stream=keys.commands(1)) == 1
+    assert value(text, "actor_outbox_rows") >= 0 and value(text, "actor_outbox_oldest_seconds") >= 0
+
+    await redis.delete(keys.dead_letters)
+    await gauges.refresh(pool, redis, keys, settings.lease_ttl_ms)
+    assert value(here(), "dead_letters", stream=keys.commands(1)) == 0  # dropped: back to nothing, not stale
+
+
+async def test_deliveries_move_the_webhook_counter_and_the_retry_queue(stack, merchant, receiver, dispatcher):
+    def count(outcome: str) -> float:
+        return value(here(), "webhook_deliveries_total", outcome=outcome)
+
+    delivered, retrying = count("delivered"), count("retrying")
+    good, bad = await receiver(), await receiver(default=500)
+    await register(merchant, good.url, ["order.created"])
+    await register(merchant, bad.url, ["order.created"])
+    clock = Clock()
+    d = await dispatcher(clock=clock)
+    await quick(merchant)
+    await pump(d, lambda: len(good.requests) >= 1 and len(bad.requests) >= 1)
+    assert (count("delivered") - delivered, count("retrying") - retrying) == (1, 1)
+
+    await d.report()
+    assert value(here(), "webhook_retry_queue_depth") >= 1  # the failed one waits for its retry
+    clock.advance(3 * 3600)  # well past its first retry
+    await d.report()
+    assert value(here(), "webhook_oldest_due_seconds") > 3600
+
+
+async def test_a_watcher_tick_moves_its_chain_gauges(shop):
+    slug, depth = shop.network.slug, shop.network.confirmations
+
+    def gauges_now() -> tuple[float, float, float]:
+        text = here()
+        return tuple(value(text, name, network=slug) for name in ("watcher_head", "watcher_processed", "watcher_lag"))
+
+    ticks = value(here(), "watcher_ticks_total", network=slug, outcome="ok")
+    await shop.tick()
+    head = await shop.chain.w3.eth.block_number
+    assert gauges_now() == (head, head - depth + 1, depth - 1)
+    await shop.mine(4)
+    await shop.tick()
+    assert gauges_now() == (head + 4, head + 4 - depth + 1, depth - 1)
+    assert value(here(), "watcher_ticks_total", network=slug, outcome="ok") - ticks == 2
+
+
+async def test_worker_processes_serve_metrics_and_probes_on_their_port():
+    actors_port, webhooks_port = free_port(), free_port()
+    async with deployment(REDIS_URL, ("web", "actors", "webhooks"),
+                          {"actors": ("--metrics-port", str(actors_port)),
+                           "webhooks": ("--metrics-port", str(webhooks_port))}) as (_procs, client, _pool), \
+            aiohttp.ClientSession() as http:
+        actors = f"http://127.0.0.1:{actors_port}"
+        assert await probe(http, actors + "/healthz") == (200, {"status": "ok"})
+        assert await probe(http, actors + "/readyz") == (
+            200, {"status": "ready", "checks": {"postgres": "ok", "redis": "ok", "leases": "ok"}})
+        before = await scrape(http, actors + "/metrics")
+        for n in range(3):
+            await created(client, f"metrics-{n}", amount=f"3.0{n}")
+        after = await scrape(http, actors + "/metrics")
+        assert value(after, "actor_batch_size_sum") - value(before, "actor_batch_size_sum") >= 3
+        assert value(after, "actor_commit_seconds_count") > value(before, "actor_commit_seconds_count")
+        assert value(after, "actor_commands_total", outcome="ok") - value(before, "actor_commands_total", outcome="ok") >= 3
+        assert set(labelled(after, "actor_partition_lag", "partition")) == {str(p) for p in range(8)}
+
+        webhooks = f"http://127.0.0.1:{webhooks_port}"
+        assert (await probe(http, webhooks + "/readyz"))[0] == 200
+        assert "webhook_deliveries_total" in await scrape(http, webhooks + "/metrics")
+
+
+def _worker(process: str, database_url: str, redis_url: str) -> tuple[Processes, str]:
+    port = free_port()
+    env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=redis_url, METRICS_PORT=str(port),
+               REDIS_PREFIX=f"pr{secrets.token_hex(3)}:", SERVICE_MASTER_KEY=Fernet.generate_key().decode(),
+               LOG_LEVEL="CRITICAL")
+    procs = Processes(env, "")
+    procs.start(process, process)
+    return procs, f"http://127.0.0.1:{port}"
+
+
+async def test_readyz_of_a_worker_names_an_unreachable_redis(database_url):
+    procs, base = _worker("actors", database_url, "redis://127.0.0.1:1/0")
+    try:
+        async with aiohttp.ClientSession() as http:
+            assert (await probe(http, base + "/healthz"))[0] == 200
+            status, body = await probe(http, base + "/readyz")
+    finally:
+        procs.stop()
+    assert status == 503 and body["status"] == "not_ready"
+    assert body["checks"]["postgres"] == "ok"
+    assert body["checks"]["redis"].startswith("unreachable") and body["checks"]["leases"].startswith("unreachable")
+
+
+async def test_readyz_of_a_worker_names_a_missing_migration():
+    last = sorted(MIGRATIONS.glob("*.sql"))[-1].name
+    async with database(f"svc_ready_{secrets.token_hex(4)}") as url:
+        conn = await asyncpg.connect(url)
+        await conn.execute("DELETE FROM schema_migrations WHERE name = $1", last)
+        await conn.close()
+        procs, base = _worker("scheduler", url, REDIS_URL)
+        try:
+            async with aiohttp.ClientSession() as http:
+                status, body = await probe(http, base + "/readyz")
+        finally:
+            procs.stop()
+    assert (status, body) == (503, {"status": "not_ready",
+                                    "checks": {"postgres": f"migrations missing: {last}", "redis": "ok"}})
