@@ -5,7 +5,11 @@ from __future__ import annotations
 import msgspec
 
 from actors import messages as m
+from common.metrics import COMMAND_ROUND_TRIP
 from streams import producer
+
+# Looked up once: ask() runs for nearly every API request.
+_ROUND_TRIP = {outcome: COMMAND_ROUND_TRIP.labels(outcome) for outcome in ("answered", "timeout", "failed")}
 
 
 class CommandBus(producer.CommandBus):
@@ -14,3 +18,6 @@ class CommandBus(producer.CommandBus):
     @staticmethod
     def partition_key(envelope: m.Envelope) -> str:
         return envelope.command.order_id
+
+    def round_trip(self, outcome: str, seconds: float) -> None:
+        _ROUND_TRIP[outcome].observe(seconds)

@@ -15,7 +15,6 @@ import msgspec
 from collections.abc import Callable
 from typing import Any
 
-from common.metrics import COMMAND_ROUND_TRIP
 from streams.connection import Client, blocking_reader, close_reader, stream_entries
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
@@ -27,10 +26,6 @@ REPLY_BLOCK_MS = 200  # also how long stopping a bus may take
 
 class ReplyTimeout(Exception):
     pass
-
-
-# Children looked up once: ask() runs for nearly every API request.
-_ANSWERED, _TIMED_OUT, _FAILED = (COMMAND_ROUND_TRIP.labels(o) for o in ("answered", "timeout", "failed"))
 
 
 class SignatureSpent(Exception):
@@ -98,21 +93,25 @@ class CommandBus:
         waiters.append(answer)
         # A plain timer on the answer itself: wait_for would wrap it in two more futures per request.
         timer = loop.call_later(self.timeout_s, _expire, answer, envelope.command_id)
-        started, outcome = time.perf_counter(), _FAILED
+        started, outcome = time.perf_counter(), "failed"
         try:
             await self.send(envelope, signature, signature_ttl_s)
             reply = await answer
-            outcome = _ANSWERED
+            outcome = "answered"
             return reply
         except ReplyTimeout:
-            outcome = _TIMED_OUT
+            outcome = "timeout"
             raise
         finally:
-            outcome.observe(time.perf_counter() - started)
+            self.round_trip(outcome, time.perf_counter() - started)
             timer.cancel()
             waiters.remove(answer)
             if not waiters:
                 self._waiting.pop(envelope.command_id, None)
+
+    def round_trip(self, outcome: str, seconds: float) -> None:
+        """How long ask() took from enqueueing to its end (`answered`, `timeout` or `failed`); a subclass
+        measures it."""
 
     async def _reply_loop(self) -> None:
         reader = blocking_reader(self.redis)
