@@ -316,9 +316,13 @@ def cmd_dev(args) -> int:
     print("dev: " + asyncio.run(_migrate_report(env["DATABASE_URL"])), flush=True)
     master_keys(settings.master_key, str(data_dir))
     watchers = [f"watch --family {family}" for family in FAMILIES]
-    children = [
-        subprocess.Popen([sys.executable, "-m", "service", *name.split()], env=env)
-        for name in ["web"] + ["actors"] * args.workers + ["scheduler", "webhooks"] + watchers
+    names = ["actors"] * args.workers + ["scheduler", "webhooks"] + watchers
+    # One port cannot serve them all: with METRICS_PORT set, each worker process takes the next one.
+    env.pop("METRICS_PORT", None)
+    ports = [["--metrics-port", str(settings.metrics_port + n)] if settings.metrics_port else [] for n in range(len(names))]
+    children = [subprocess.Popen([sys.executable, "-m", "service", "web"], env=env)] + [
+        subprocess.Popen([sys.executable, "-m", "service", *name.split(), *port], env=env)
+        for name, port in zip(names, ports)
     ]
     print(f"dev: dashboard and API base {settings.public_base()}  (Ctrl-C stops everything)", flush=True)
     stop = {"now": False}
@@ -359,6 +363,8 @@ def parser() -> argparse.ArgumentParser:
     dev = sub.add_parser("dev", help="run web, actors, scheduler, webhooks and chain watchers on embedded defaults")
     dev.add_argument("--port", type=int)
     dev.add_argument("--workers", type=int, default=1, help="actor worker processes")
+    dev.add_argument("--metrics-port", type=int, metavar="PORT",
+                     help="the first worker process serves /metrics there, the next one on the next port, and so on")
     dev.set_defaults(run=cmd_dev)
     web = sub.add_parser("web", help="run the web process (/metrics, /healthz and /readyz on its own port)")
     web.add_argument("--port", type=int)

@@ -45,6 +45,7 @@ def run_web(settings: Settings) -> None:
     logs.announce(log, f"web: hosted checkout pages on {settings.checkout_base()}/c/<session_key>")
     logs.announce(log, f"web: OpenAPI document at {settings.public_base()}/b2b/v1/openapi.json")
     logs.announce(log, f"web: merchant dashboard on {dashboard_url(settings)}/signin")
+    logs.announce(log, f"web: metrics on http://{settings.host}:{settings.port}/metrics (probes /healthz, /readyz)")
     app = init_app(settings)
     _settle_garbage_collector()
     web.run_app(app, host=settings.host, port=settings.port, print=None, reuse_port=True, access_log=None)
