@@ -1,4 +1,5 @@
-"""Metrics that move with traffic, scraped as Prometheus does, and the probes of processes without a port of their own."""
+"""Metrics that move with traffic, scraped as Prometheus does, and the probes of processes without a port of their
+own (the webhook and watcher metrics are tested beside their fixtures, in tests/webhooks and tests/watchers)."""
 
 from __future__ import annotations
 
@@ -10,45 +11,16 @@ import time
 import aiohttp
 import asyncpg
 from cryptography.fernet import Fernet
-from prometheus_client import generate_latest
-from prometheus_client.parser import text_string_to_metric_families
 
 from actors import gauges
 from common.db import MIGRATIONS
 from streams.names import ACTORS_GROUP, Keys
 from tests.conftest import REDIS_URL, database
 from tests.integration.helpers import quick
+from tests.support.metrics import here, labelled, scrape, value
 from tests.support.processes import Processes, created, deployment, free_port
-from tests.watchers.conftest import bus, shop, watchers  # noqa: F401 - fixtures of the watcher test
-from tests.webhooks.conftest import dispatcher, receiver  # noqa: F401 - fixtures of the webhook tests
-from tests.webhooks.support import Clock, pump, register
 
 ORDER = {"route": "/b2b/v1/orders/{order_id}", "method": "GET", "status": "404"}
-
-
-def value(text: str, name: str, **labels: str) -> float:
-    """The sample `name` whose labels include these (0 when there is none)."""
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
-                return sample.value
-    return 0.0
-
-
-def labelled(text: str, name: str, label: str) -> dict[str, float]:
-    return {s.labels[label]: s.value for family in text_string_to_metric_families(text) for s in family.samples
-            if s.name == name}
-
-
-def here() -> str:
-    """This process's registry: the in-process worker, dispatchers and watchers count into it."""
-    return generate_latest().decode()
-
-
-async def scrape(http: aiohttp.ClientSession, url: str) -> str:
-    async with http.get(url) as resp:
-        assert resp.status == 200 and resp.content_type == "text/plain", resp.status
-        return await resp.text()
 
 
 async def probe(http: aiohttp.ClientSession, url: str, timeout: float = 30) -> tuple[int, dict]:
@@ -121,44 +93,6 @@ async def test_partition_gauges_count_what_waits_with_no_worker(pool, redis, set
     assert value(here(), "dead_letters", stream=keys.commands(1)) == 0  # dropped: back to nothing, not stale
 
 
-async def test_deliveries_move_the_webhook_counter_and_the_retry_queue(stack, merchant, receiver, dispatcher):
-    def count(outcome: str) -> float:
-        return value(here(), "webhook_deliveries_total", outcome=outcome)
-
-    delivered, retrying = count("delivered"), count("retrying")
-    good, bad = await receiver(), await receiver(default=500)
-    await register(merchant, good.url, ["order.created"])
-    await register(merchant, bad.url, ["order.created"])
-    clock = Clock()
-    d = await dispatcher(clock=clock)
-    await quick(merchant)
-    await pump(d, lambda: len(good.requests) >= 1 and len(bad.requests) >= 1)
-    assert (count("delivered") - delivered, count("retrying") - retrying) == (1, 1)
-
-    await d.report()
-    assert value(here(), "webhook_retry_queue_depth") >= 1  # the failed one waits for its retry
-    clock.advance(3 * 3600)  # well past its first retry
-    await d.report()
-    assert value(here(), "webhook_oldest_due_seconds") > 3600
-
-
-async def test_a_watcher_tick_moves_its_chain_gauges(shop):
-    slug, depth = shop.network.slug, shop.network.confirmations
-
-    def gauges_now() -> tuple[float, float, float]:
-        text = here()
-        return tuple(value(text, name, network=slug) for name in ("watcher_head", "watcher_processed", "watcher_lag"))
-
-    ticks = value(here(), "watcher_ticks_total", network=slug, outcome="ok")
-    await shop.tick()
-    head = await shop.chain.w3.eth.block_number
-    assert gauges_now() == (head, head - depth + 1, depth - 1)
-    await shop.mine(4)
-    await shop.tick()
-    assert gauges_now() == (head + 4, head + 4 - depth + 1, depth - 1)
-    assert value(here(), "watcher_ticks_total", network=slug, outcome="ok") - ticks == 2
-
-
 async def test_worker_processes_serve_metrics_and_probes_on_their_port():
     actors_port, webhooks_port = free_port(), free_port()
     async with deployment(REDIS_URL, ("web", "actors", "webhooks"),
@@ -207,7 +141,7 @@ async def test_readyz_of_a_worker_names_an_unreachable_redis(database_url):
 
 
 async def test_readyz_of_a_worker_names_a_missing_migration():
-    last = sorted(MIGRATIONS.glob("*.sql"))[-1].name
+    last = max(MIGRATIONS.glob("*.sql")).name
     async with database(f"svc_ready_{secrets.token_hex(4)}") as url:
         conn = await asyncpg.connect(url)
         await conn.execute("DELETE FROM schema_migrations WHERE name = $1", last)
