@@ -56,17 +56,18 @@ async def test_web_counts_requests_by_route_pattern_and_status(stack, merchant):
 
 async def test_commands_move_the_round_trip_and_the_actor_histograms(stack, merchant):
     before = await scrape(stack.http, stack.base_url + "/metrics")
-    for _ in range(3):
-        await quick(merchant)
+    orders = [(await quick(merchant))["order_id"] for _ in range(3)]
+    assert (await merchant.patch(f"/b2b/v1/orders/{orders[0]}/cancel"))[0] == 200
+    assert (await merchant.patch(f"/b2b/v1/orders/{orders[0]}/cancel"))[0] == 409  # the actor refuses it
     after = await scrape(stack.http, stack.base_url + "/metrics")
 
     def moved(name: str, **labels: str) -> float:
         return value(after, name, **labels) - value(before, name, **labels)
 
-    assert moved("command_round_trip_seconds_count", outcome="answered") == 3
-    assert moved("actor_batch_size_sum") == 3  # the stack's worker runs in this process
+    assert moved("command_round_trip_seconds_count", outcome="answered") == 5
+    assert moved("actor_batch_size_sum") == 5  # the stack's worker runs in this process
     assert moved("actor_batch_size_count") >= 1 and moved("actor_commit_seconds_count") >= 1
-    assert moved("actor_commands_total", outcome="ok") == 3
+    assert (moved("actor_commands_total", outcome="ok"), moved("actor_commands_total", outcome="refused")) == (4, 1)
     assert moved("http_requests_total", route="/b2b/v1/checkout-sessions/quick", method="POST", status="201") == 3
 
 
