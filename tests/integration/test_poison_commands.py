@@ -15,6 +15,7 @@ from actors.runtime import Worker
 from streams.names import ACTORS_GROUP, Keys
 from actors.bus import CommandBus
 from tests.support.commands import create_order, make_core_raise
+from tests.support.metrics import here, value
 
 MAX_DELIVERIES = 3
 
@@ -41,6 +42,7 @@ async def worker(settings, pool):
 
 async def test_a_command_the_core_raises_on_is_set_aside_and_the_rest_are_applied(worker, monkeypatch):
     worker, bus, keys, redis = worker
+    counted = {o: value(here(), "actor_commands_total", outcome=o) for o in ("ok", "retried", "dead_lettered")}
     poison = _create_order()
     make_core_raise(monkeypatch, poison.command.order_id, "a bug met one record")
     poisoned = asyncio.create_task(bus.ask(poison))
@@ -58,6 +60,8 @@ async def test_a_command_the_core_raises_on_is_set_aside_and_the_rest_are_applie
     assert dead[b"command_id"] == poison.command_id.encode()
     assert dead[b"deliveries"] == str(MAX_DELIVERIES).encode()
     assert b"RuntimeError: a bug met one record" in dead[b"error"]
+    assert {o: value(here(), "actor_commands_total", outcome=o) - n for o, n in counted.items()} == {
+        "ok": 100, "retried": MAX_DELIVERIES - 1, "dead_lettered": 1}
     assert b"raising" in dead[b"trace"]  # the frame that raised
     assert dead[b"stream"] == keys.commands(keys.partition_of(poison.command.order_id)).encode()
     for p in range(keys.partitions):  # nothing left pending: no lane stuck
