@@ -9,16 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator, Awaitable, Callable
 
 import asyncpg
 from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from common import db
+from common import db, logs
 
 CHECK_TIMEOUT_S = 2.0
 Check = Callable[[], Awaitable[str]]  # "ok", or what is wrong
+
+log = logging.getLogger(__name__)
 
 
 async def postgres(pool: asyncpg.Pool) -> str:
@@ -74,7 +77,7 @@ async def serving(process: str, host: str, port: int, checks: dict[str, Check]) 
     await runner.setup()
     try:
         await web.TCPSite(runner, host, port).start()
-        print(f"{process}: metrics on http://{host}:{port}/metrics (probes /healthz, /readyz)", flush=True)
+        logs.announce(log, f"{process}: metrics on http://{host}:{port}/metrics (probes /healthz, /readyz)")
         yield
     finally:
         await runner.cleanup()
