@@ -98,7 +98,6 @@ class TronAdapter(AdapterBase):
         self, to_address: str, token_address: str, amount_base_units: int, reference: str | None = None
     ) -> None:
         """TRON has no wallet-wide payment URI: the page shows the address and the buyer types the amount."""
-        return None
 
     async def close(self) -> None:
         await self.client.close()
@@ -115,16 +114,24 @@ def _failure(contract_ret: str, info: dict) -> str:
     )
 
 
+def _contract(address: str) -> str:
+    """A log's contract: base58 when the receipt was asked for with visible=true (tronpy always asks, and java-tron
+    then prints Log.address like any address field), else the TVM's 20-byte hex."""
+    if _ADDRESS.fullmatch(address):
+        return TronAdapter.validate_address(address)
+    return keys.to_base58check_address("41" + address[-40:])
+
+
 def _transfers(logs: list[dict]) -> list[TokenTransfer]:
     found = []
     for position, log in enumerate(logs):
         topics = log.get("topics", [])
         if len(topics) != 3 or topics[0].lower() != TRANSFER_TOPIC.hex():
             continue
-        # Event logs name contracts and accounts as 20-byte hex without TRON's 41 prefix, whatever `visible` says.
+        # Topics stay 32-byte hex words whatever `visible` says: the accounts are their last 20 bytes.
         found.append(
             TokenTransfer(
-                token_address=keys.to_base58check_address("41" + log["address"][-40:]),
+                token_address=_contract(log["address"]),
                 from_address=keys.to_base58check_address("41" + topics[1][-40:]),
                 to_address=keys.to_base58check_address("41" + topics[2][-40:]),
                 amount_base_units=int(log["data"], 16),

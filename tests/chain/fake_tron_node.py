@@ -1,4 +1,8 @@
-"""A local java-tron full-node HTTP API (aiohttp) answering with mainnet-shaped TRC-20 records from a chain model."""
+"""A local java-tron full-node HTTP API (aiohttp) answering with mainnet-shaped TRC-20 records from a chain model.
+
+Receipts are kept as java-tron stores them (TVM hex) and rendered as its servlets render them: with `visible: true`
+(which tronpy always sends) the addresses of a receipt come out in base58 and its revert message as text.
+"""
 
 from __future__ import annotations
 
@@ -87,7 +91,7 @@ class Chain:
             "blockNumber": self.head - depth + 1,
             "blockTimeStamp": 1_722_000_003_000,
             "contractResult": [_word("1") if outcome == "SUCCESS" else "08c379a0" + _word("20")],
-            "contract_address": contract,
+            "contract_address": keys.to_hex_address(contract),  # stored as bytes; rendered per `visible`
             "receipt": {
                 "energy_fee": 13_499_850,
                 "energy_usage_total": 64_285,
@@ -106,8 +110,32 @@ class Chain:
             ]
         else:
             info["result"] = "FAILED"
-            info["resMessage"] = "REVERT opcode executed".encode().hex()
+            info["resMessage"] = b"REVERT opcode executed".hex()
         return info
+
+
+def _base58(hex_address: str) -> str:
+    """java-tron's JsonFormat for an address field under visible=true; a 20-byte TVM address gets 41 first."""
+    return keys.to_base58check_address(hex_address if len(hex_address) == 42 else "41" + hex_address[-40:])
+
+
+def visible_info(info: dict) -> dict:
+    """GetTransactionInfoByIdServlet with visible=true: Log.address, contract_address and the internal transactions'
+    addresses in base58 (HttpSelfFormatFieldName.AddressFieldNameMap), resMessage as text (NameFieldNameMap)."""
+    shown = dict(info)
+    if "log" in info:
+        shown["log"] = [{**log, "address": _base58(log["address"])} if log.get("address") else log
+                        for log in info["log"]]
+    if info.get("contract_address"):
+        shown["contract_address"] = _base58(info["contract_address"])
+    if "internal_transactions" in info:
+        shown["internal_transactions"] = [
+            {**tx, **{key: _base58(tx[key]) for key in ("caller_address", "transferTo_address") if tx.get(key)}}
+            for tx in info["internal_transactions"]
+        ]
+    if info.get("resMessage"):
+        shown["resMessage"] = bytes.fromhex(info["resMessage"]).decode(errors="replace")
+    return shown
 
 
 def _block_line(number: int) -> str:
@@ -128,7 +156,14 @@ def build_app(chain: Chain) -> web.Application:
     async def transaction_info_by_id(request: web.Request) -> web.Response:
         body = await record(request)
         found = chain.transactions.get(body["value"])
-        return web.json_response(found.info if found else {})
+        info = found.info if found else {}
+        return web.json_response(visible_info(info) if body.get("visible") and info else info)
+
+    async def infos_in_block(request: web.Request) -> web.Response:
+        body = await record(request)
+        infos = [r.info for r in chain.transactions.values() if r.info.get("blockNumber") == body["num"]]
+        infos = [visible_info(info) for info in infos] if body.get("visible") else infos
+        return web.json_response(infos if infos else {})  # java-tron answers {} for a block without transactions
 
     async def node_info(request: web.Request) -> web.Response:
         await record(request)
@@ -152,5 +187,6 @@ def build_app(chain: Chain) -> web.Application:
     app = web.Application()
     app.router.add_post("/wallet/gettransactionbyid", transaction_by_id)
     app.router.add_post("/wallet/gettransactioninfobyid", transaction_info_by_id)
+    app.router.add_post("/wallet/gettransactioninfobyblocknum", infos_in_block)
     app.router.add_post("/wallet/getnodeinfo", node_info)
     return app

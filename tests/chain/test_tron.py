@@ -110,5 +110,14 @@ async def test_adapter_speaks_the_full_node_api_with_bare_hex_ids(tron: TronWorl
     assert tron.chain.requests[0][1] == {"value": sent.tx_hash, "visible": True}
 
 
+async def test_a_receipt_rendered_for_tronpy_names_its_token_in_base58_and_still_pays(tron: TronWorld) -> None:
+    """tronpy asks for receipts with visible=true; java-tron then prints Log.address in base58, not as TVM hex."""
+    sent = await tron.finalized_transfer()
+    seen = await tron.adapter.fetch(sent.tx_hash)
+    path, asked = tron.chain.requests[1]
+    assert (path, asked["visible"]) == ("/wallet/gettransactioninfobyid", True)
+    assert seen.transfers == sent.expected
+
+
 def test_tron_has_no_payment_link(tron: TronWorld) -> None:
     assert tron.adapter.payment_link(tron.recipient, USDT, 1_000_000, reference="order-42") is None

@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 
 import pytest
-from aiohttp import web
 from aiohttp.test_utils import TestServer
 from tronpy.keys import PrivateKey
 
@@ -23,25 +22,11 @@ def wallet() -> str:
     return PrivateKey.random().public_key.to_base58check_address()
 
 
-def with_block_scans(chain: Chain) -> web.Application:
-    """The recorded node, plus java-tron's gettransactioninfobyblocknum over the same chain model."""
-    app = build_app(chain)
-
-    async def infos_in_block(request: web.Request) -> web.Response:
-        number = (await request.json())["num"]
-        chain.requests.append((request.path, {"num": number}))
-        infos = [r.info for r in chain.transactions.values() if r.info.get("blockNumber") == number]
-        return web.json_response(infos if infos else {})  # java-tron answers {} for a block without transactions
-
-    app.router.add_post("/wallet/gettransactioninfobyblocknum", infos_in_block)
-    return app
-
-
 @pytest.fixture
 async def tron(pool, watchers) -> AsyncIterator[tuple]:
     chain = Chain()
     await forget_cursors(pool, "tron-nile")
-    async with TestServer(with_block_scans(chain)) as server:
+    async with TestServer(build_app(chain)) as server:
         network = load_registry(env={"TRON_NILE_RPC_URL": str(server.make_url("/"))}).network("tron-nile")
         yield chain, network, watchers("tron", (network,), open_adapter)
 
