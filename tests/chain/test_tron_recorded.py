@@ -4,32 +4,26 @@ local full node as java-tron renders them for tronpy (`visible: true`): one case
 from __future__ import annotations
 
 import hashlib
-import json
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 import pytest
 
 from chain_watchers.base import SeenTransfer, TokenTransfer
 
 from .contract import adapter_behind
-from .fake_tron_node import SOLID_DEPTH, Chain, Recorded, build_app, visible_info
+from .fake_tron_node import (
+    HISTORY,
+    SOLID_DEPTH,
+    Chain,
+    Recorded,
+    build_app,
+    recorded,
+    transaction_in_history,
+    visible_info,
+)
 
-RECORDED = Path(__file__).parent / "recorded" / "tron"
-HISTORY = "mainnet_trongrid_trc20_history_TL24LCps.json"
 USDT = "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t"
 LEDGER_ACCOUNT = "TL24LCps5FKwp3PoU1MvrYrwhi5LU1tHre"  # the account of Ledger Live's recorded history
-
-
-def recorded(name: str) -> Any:
-    return json.loads((RECORDED / name).read_text())
-
-
-def transaction_in_history(tx_hash: str) -> dict:
-    """The transaction TronGrid's history carries beside a transfer (`detail`): what gettransactionbyid knows of it."""
-    [entry] = [e for e in recorded(HISTORY)["data"] if e["transaction_id"] == tx_hash]
-    return entry["detail"]
 
 
 def usdt(sender: str, recipient: str, units: int) -> TokenTransfer:
