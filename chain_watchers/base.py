@@ -9,7 +9,6 @@ import msgspec
 
 from chain_watchers.registry import Network, Stablecoin
 
-
 # keccak("Transfer(address,address,uint256)"): the Transfer event of ERC-20 tokens, which TRC-20 tokens emit too.
 TRANSFER_TOPIC = bytes.fromhex("ddf252ad1be2c89b69c2b068fc378daa952ba7f163c4a11628f55a4df523b3ef")
 
@@ -24,6 +23,10 @@ class InvalidTxHash(ValueError):
 
 class UnknownToken(ValueError):
     """A token address is not one of the network's configured stablecoins."""
+
+
+class BlockNotAvailable(Exception):
+    """The node asked cannot serve a block the chain already has (a load-balanced endpoint's lagging node)."""
 
 
 class TokenTransfer(msgspec.Struct, frozen=True, kw_only=True):

@@ -9,7 +9,7 @@ from collections import defaultdict
 from collections.abc import Iterable
 
 from chain_watchers import references, store, unique_amounts
-from chain_watchers.base import SeenTransfer
+from chain_watchers.base import BlockNotAvailable, SeenTransfer
 from chain_watchers.registry import Network
 from chain_watchers.watch import Watch
 from common import metrics, money
@@ -103,9 +103,15 @@ async def _tron(watch: Watch, network: Network) -> int:
         return 0
     start = cursor + 1 if cursor is not None else max(0, solid - watch.options.tron_blocks + 1)
     end = min(solid, start + watch.options.tron_blocks - 1)
-    seen = [transfer for number in range(start, end + 1) for transfer in await adapter.transfers_in_block(number)]
+    seen, read = [], start - 1
+    for number in range(start, end + 1):
+        try:
+            seen += await adapter.transfers_in_block(number)
+        except BlockNotAvailable:
+            break  # the cursor stops before it: the block is read again next tick, once the node has it
+        read = number
     return await _record(watch, network, _matches(seen, _by_amount(network, adapter, reservations)),
-                         max(cursor or 0, end))
+                         max(cursor or 0, read))
 
 
 async def _searched(watch: Watch, network: Network) -> list[store.Session]:

@@ -11,6 +11,7 @@ from tronpy.exceptions import TransactionNotFound
 from chain_watchers.base import (
     TRANSFER_TOPIC,
     AdapterBase,
+    BlockNotAvailable,
     InvalidAddress,
     InvalidTxHash,
     SeenTransfer,
@@ -86,11 +87,21 @@ class TronAdapter(AdapterBase):
         return await self.client.get_latest_solid_block_number()
 
     async def transfers_in_block(self, number: int) -> list[SeenTransfer]:
-        """Every TRC-20 Transfer a block's transactions logged (java-tron's gettransactioninfobyblocknum)."""
+        """Every TRC-20 Transfer a block's transactions logged (java-tron's gettransactioninfobyblocknum).
+
+        java-tron answers a block it has not got yet like a block without transactions, and behind a load balancer
+        the node asked may lag the one that reported the solid head: an empty answer stands only for a block the node
+        shows without transactions, else BlockNotAvailable, so that a scan never steps over a block it did not read.
+        """
         infos = await self.client.provider.make_request("wallet/gettransactioninfobyblocknum", {"num": number})
+        if not infos:  # {} or [] (the answer has changed between java-tron versions)
+            block = await self.client.provider.make_request("wallet/getblockbynum", {"num": number})
+            if not block or block.get("transactions"):
+                raise BlockNotAvailable(f"block {number} is not served yet by this node")
+            return []
         return [
             SeenTransfer(tx_hash=info["id"], position=number, transfer=transfer)
-            for info in (infos if isinstance(infos, list) else [])  # a block without transactions answers {}
+            for info in infos
             for transfer in _transfers(info.get("log", []))
         ]
 

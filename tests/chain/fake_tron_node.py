@@ -52,6 +52,8 @@ class Recorded:
 class Chain:
     head: int = 72_500_000
     frozen_solid: int | None = None  # set to model too few super representatives producing: solidity stops
+    # Blocks this node has not got yet although another node of the same endpoint already reported a later head.
+    lagging: set[int] = field(default_factory=set)
     transactions: dict[str, Recorded] = field(default_factory=dict)
     requests: list[tuple[str, dict]] = field(default_factory=list)
 
@@ -174,11 +176,37 @@ def build_app(chain: Chain) -> web.Application:
         info = found.info if found else {}
         return web.json_response(visible_info(info) if body.get("visible") and info else info)
 
+    def in_block(number: int) -> list[Recorded]:
+        return [r for r in chain.transactions.values() if r.info.get("blockNumber") == number]
+
     async def infos_in_block(request: web.Request) -> web.Response:
         body = await record(request)
-        infos = [r.info for r in chain.transactions.values() if r.info.get("blockNumber") == body["num"]]
+        # java-tron answers a block it has not got like a block without transactions.
+        infos = [] if body["num"] in chain.lagging else [r.info for r in in_block(body["num"])]
         infos = [visible_info(info) for info in infos] if body.get("visible") else infos
         return web.json_response(infos if infos else {})  # java-tron answers {} for a block without transactions
+
+    async def block_by_num(request: web.Request) -> web.Response:
+        number = (await record(request))["num"]
+        if number > chain.head or number in chain.lagging:
+            return web.json_response({})
+        block = {
+            "blockID": f"{number:016x}{secrets.token_hex(24)}",
+            "block_header": {
+                "raw_data": {
+                    "number": number,
+                    "txTrieRoot": secrets.token_hex(32),
+                    "witness_address": "41" + secrets.token_hex(20),
+                    "parentHash": f"{number - 1:016x}{secrets.token_hex(24)}",
+                    "version": 34,
+                    "timestamp": 1_722_000_000_000 + number * 3000,
+                },
+                "witness_signature": secrets.token_hex(65),
+            },
+        }
+        transactions = [r.transaction for r in in_block(number)]
+        # JsonFormat leaves out an empty repeated field: a block without transactions has no "transactions" member.
+        return web.json_response({**block, "transactions": transactions} if transactions else block)
 
     async def node_info(request: web.Request) -> web.Response:
         await record(request)
@@ -203,5 +231,6 @@ def build_app(chain: Chain) -> web.Application:
     app.router.add_post("/wallet/gettransactionbyid", transaction_by_id)
     app.router.add_post("/wallet/gettransactioninfobyid", transaction_info_by_id)
     app.router.add_post("/wallet/gettransactioninfobyblocknum", infos_in_block)
+    app.router.add_post("/wallet/getblockbynum", block_by_num)
     app.router.add_post("/wallet/getnodeinfo", node_info)
     return app

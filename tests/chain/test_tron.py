@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from tronpy.keys import PrivateKey
 
-from chain_watchers.base import TokenTransfer
+from chain_watchers.base import BlockNotAvailable, TokenTransfer
 from chain_watchers.tron import TronAdapter
 
 from .contract import AdapterContract, Sent, adapter_behind
@@ -117,6 +117,18 @@ async def test_a_receipt_rendered_for_tronpy_names_its_token_in_base58_and_still
     path, asked = tron.chain.requests[1]
     assert (path, asked["visible"]) == ("/wallet/gettransactioninfobyid", True)
     assert seen.transfers == sent.expected
+
+
+async def test_a_block_scan_tells_an_empty_block_from_one_the_node_has_not_got(tron: TronWorld) -> None:
+    """java-tron answers both with no receipts; only the block itself says whether there was nothing to read."""
+    sent = tron.send(SOLID_DEPTH + 3, 7_000_000)
+    block = tron.chain.head - SOLID_DEPTH - 2
+    assert await tron.adapter.transfers_in_block(block + 1) == []
+    tron.chain.lagging.add(block)
+    with pytest.raises(BlockNotAvailable):
+        await tron.adapter.transfers_in_block(block)
+    tron.chain.lagging.clear()
+    assert [seen.tx_hash for seen in await tron.adapter.transfers_in_block(block)] == [sent.tx_hash]
 
 
 def test_tron_has_no_payment_link(tron: TronWorld) -> None:
