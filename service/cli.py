@@ -252,6 +252,23 @@ def cmd_streams_tail(args) -> int:
     return 0
 
 
+def cmd_streams_republish(args) -> int:
+    """Committed events since a time put on the events stream again (after Redis lost data)."""
+    import msgspec
+
+    from common.clock import utcnow
+    from service.moments import moment
+    from service.republish import republish
+
+    since = moment(args.since, utcnow())
+    found = asyncio.run(_on_streams(lambda redis, keys, settings: _with_connection(
+        settings, lambda conn: republish(conn, redis, keys, since, args.merchant, args.dry_run)), database=True))
+    print(msgspec.json.encode(found).decode() if args.json else
+          f"{'would append' if found.dry_run else 'appended'} {found.events} events committed since"
+          f" {found.since.isoformat()} to {found.stream}")
+    return 0
+
+
 def cmd_deadletters(args) -> int:
     import msgspec
 
@@ -449,6 +466,13 @@ def parser() -> argparse.ArgumentParser:
     tl.add_argument("--order", metavar="ORDER_ID", help="only the entries of this order")
     tl.add_argument("--since", metavar="ID|DURATION", help="an entry id, or a duration back from now (90s, 15m, 2h)")
     tl.set_defaults(run=cmd_streams_tail)
+
+    rp = streams_sub.add_parser("republish", help="put committed events on the events stream again (Redis lost them)")
+    rp.add_argument("--since", required=True, metavar="DATE", help="ISO date or time, or a duration back (2h)")
+    rp.add_argument("--merchant", metavar="MERCHANT_ID", help="only this merchant's events")
+    rp.add_argument("--dry-run", action="store_true", help="count them, append nothing")
+    rp.add_argument("--json", action="store_true")
+    rp.set_defaults(run=cmd_streams_republish)
 
     rep = sub.add_parser("replay", help="an order's timeline, every order since a time, or a partition's commands"
                                         " run again through today's core; exit 1 on any divergence")

@@ -21,11 +21,11 @@ from tests.support.commands import create_order, make_core_raise
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def service(settings, prefix: str, partitions: int, *args: str) -> tuple[int, str]:
+def service(settings, prefix: str, partitions: int, *args: str, env: dict[str, str] | None = None) -> tuple[int, str]:
     env = dict(os.environ, REDIS_URL=settings.redis_url, REDIS_PREFIX=prefix, PARTITIONS=str(partitions),
-               LEASE_TTL_MS="5000", LOG_LEVEL="WARNING")
+               LEASE_TTL_MS="5000", LOG_LEVEL="WARNING") | (env or {})
     done = subprocess.run([sys.executable, "-m", "service", *args], env=env, cwd=ROOT, capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=60, check=False)
     return done.returncode, done.stdout
 
 
@@ -156,3 +156,20 @@ async def test_tail_decodes_commands_events_and_dead_letters_of_one_order(stack,
 
     code, out = tail("nowhere")
     assert code != 0
+
+
+async def test_republish_puts_committed_events_back_on_a_stream_redis_lost(stack, settings, keys, merchant, redis):
+    order_id = (await quick(merchant, amount="4.00"))["order_id"]
+    committed = await stack.pool.fetch("SELECT event_id FROM events WHERE order_id = $1 ORDER BY seq", order_id)
+    env = {"DATABASE_URL": settings.database_url}
+    republish = functools.partial(service, settings, keys.prefix, keys.partitions, "streams", "republish", env=env)
+
+    code, out = republish("--since", "1h", "--merchant", merchant.merchant_id, "--dry-run", "--json")
+    assert code == 0 and json.loads(out)["events"] >= len(committed) and json.loads(out)["dry_run"]
+    await redis.delete(keys.events)  # what a Redis without persistence loses on a restart
+    code, out = republish("--since", "1h", "--merchant", merchant.merchant_id, "--json")
+    assert code == 0, out
+    entries = await redis.xrange(keys.events)
+    ids = [json.loads(fields[b"e"])["id"] for _id, fields in entries]
+    assert [e["event_id"] for e in committed] == [i for i in ids if i in {e["event_id"] for e in committed}]
+    assert len(ids) == json.loads(out)["events"]
