@@ -1,13 +1,20 @@
-"""Quick-session creation through the whole pipeline (web, stream, actor, PostgreSQL, reply),
-beside the bare baseline (bench/baseline.py), measured in the same run on the same machine.
+"""The pipeline (web, stream, actor, PostgreSQL, reply) against the design a team would build instead, measured
+in the same run, on the same machine, with the same load generator.
 
-    python bench/run.py --concurrency 64 --seconds 15 --workers 2
-    python bench/run.py --no-baseline --rounds 10 --seconds 60 --retention 120   # Redis memory over 10 minutes
+    python bench/run.py                                  # against the peer (bench/peer.py), quick sessions
+    python bench/run.py --against peer --json            # one JSON object: pipeline, peer, ratio
+    python bench/run.py --mix refunds                    # merchant refunds on paid orders beside new sessions, 1:1
+    python bench/run.py --prefill 5000000                # first load 5M orders over 1,000 merchants (bench/prefill.py)
+    python bench/run.py --against bare                   # the old bare baseline (one INSERT, bench/baseline.py)
+    python bench/run.py --against none --rounds 10 --seconds 60 --retention 120   # Redis memory over 10 minutes
 
-Prints requests/s, p50, p99 and peak RSS per process for both, and Redis `used_memory` before and after
-each round of load. The load comes from wrk (`apt-get install wrk`) replaying pre-signed requests, so
-the load generator costs little CPU; each round signs its requests afresh (signatures are accepted once,
-within 300 s of their timestamp).
+The peer is the service's own web application with the actors replaced by one PostgreSQL transaction per request
+(bench/peer.py): the same signature check, replay guard, Idempotency-Key, rows and answer bodies. Each design gets
+the same two cores: the pipeline as `--web` web and `--workers` actor processes, the peer as `--peer-processes`
+processes sharing its port. Prints requests/s, p50, p99, peak RSS per process and CPU per request by process
+(PostgreSQL, Redis and wrk included). The load comes from wrk (`apt-get install wrk`) replaying pre-signed
+requests, so the load generator costs little CPU; each round signs its requests afresh (signatures are accepted
+once, within 300 s of their timestamp).
 """
 
 from __future__ import annotations
@@ -34,9 +41,10 @@ from cryptography.fernet import Fernet
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from common import db, merchants  # noqa: E402
-from common.secrets import Vault  # noqa: E402
-from web.signing import sign  # noqa: E402
+from bench import prefill
+from common import db, merchants
+from common.secrets import Vault
+from web.signing import sign
 
 PATH = "/b2b/v1/checkout-sessions/quick"
 
@@ -106,13 +114,29 @@ class RssSampler:
             await asyncio.sleep(0.2)
 
 
-def write_requests(path: Path, count: int, pair, tag: str) -> None:
-    """Pre-signed requests, each with its own body, so wrk (not Python) generates the load."""
+REFUND_TO = "0x1111111111111111111111111111111111111111"
+USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"  # Ethereum's USDT, as config/networks.toml lists it
+PAID_ORDERS = 2000  # refunds of the refund mix go round these, 0.01 each: 1,000 fit in one order's 10.00
+
+
+def session_body(tag: str, i: int) -> tuple[str, bytes]:
+    return PATH, json.dumps({"amount": "10.00", "external_ref": f"bench-{tag}-{i}"}).encode()
+
+
+def refund_body(pair, order_id: str) -> tuple[str, bytes]:
+    body = {"order_id": order_id, "amount": "0.01", "reason": "bench", "refund_to_address": REFUND_TO,
+            "refund_network": "ethereum", "refund_token_address": USDT}
+    return f"/b2b/v1/merchants/{pair.merchant_id}/refunds", json.dumps(body).encode()
+
+
+def write_requests(path: Path, count: int, pair, tag: str, paid: list[str]) -> None:
+    """Pre-signed requests, each with its own body, so wrk (not Python) generates the load. With paid orders
+    (the refund mix), every other request refunds one of them."""
     ts = str(int(time.time()))
     with path.open("w") as out:
         for i in range(count):
-            body = json.dumps({"amount": "10.00", "external_ref": f"bench-{tag}-{i}"})
-            out.write(f"{ts}\t{sign(pair.secret_key, 'POST', PATH, ts, body.encode())}\t{body}\n")
+            route, body = refund_body(pair, paid[i // 2 % len(paid)]) if paid and i % 2 else session_body(tag, i)
+            out.write(f"{ts}\t{sign(pair.secret_key, 'POST', route, ts, body)}\t{route}\t{body.decode()}\n")
 
 
 def _ms(text: str) -> float:
@@ -120,40 +144,71 @@ def _ms(text: str) -> float:
     return float(value) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
 
 
-async def load(base_url: str, pair, args, seconds: float, tag: str) -> dict:
+async def load(base_url: str, pair, args, seconds: float, tag: str, paid: list[str]) -> dict:
     requests = Path(args.workdir) / f"requests-{tag}.tsv"
-    write_requests(requests, int(seconds * args.max_rate), pair, tag)
-    env = dict(os.environ, REQUESTS_FILE=str(requests), WRK_THREADS=str(args.threads), PUBLIC_KEY=pair.public_key,
-               REQUEST_PATH=PATH)
+    write_requests(requests, int(seconds * args.max_rate), pair, tag, paid)
+    env = dict(os.environ, REQUESTS_FILE=str(requests), WRK_THREADS=str(args.threads), PUBLIC_KEY=pair.public_key)
     proc = await asyncio.create_subprocess_exec(
         "wrk", f"-t{args.threads}", f"-c{args.concurrency}", f"-d{int(seconds)}s", "--latency",
         "-s", str(ROOT / "bench" / "signed.lua"), base_url, env=env, stdout=asyncio.subprocess.PIPE)
     out = (await proc.communicate())[0].decode()
     requests.unlink()
-    latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", out, re.M))
+    latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", out, re.MULTILINE))
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
             "p50_ms": _ms(latency["50"]), "p99_ms": _ms(latency["99"]),
             "errors": int(errors.group(1)) if errors else 0}
 
 
+async def paid_orders(base_url: str, pair, count: int) -> list[str]:
+    """Orders of 10.00, paid in full through the test-helpers route, for the refund mix to refund."""
+    async with aiohttp.ClientSession(base_url) as http:
+        async def post(route: str, raw: bytes) -> dict:
+            ts = str(int(time.time()))
+            headers = {"Content-Type": "application/json", "X-Client-ID": pair.public_key, "X-Timestamp": ts,
+                       "X-Signature": sign(pair.secret_key, "POST", route, ts, raw)}
+            async with http.post(route, data=raw, headers=headers) as resp:
+                assert resp.status in (200, 201), (resp.status, await resp.text())
+                return await resp.json()
+
+        async def one(i: int) -> str:
+            order_id = (await post(*session_body("paid", i)))["order_id"]
+            await post(f"/b2b/v1/test-helpers/orders/{order_id}/payments",
+                       json.dumps({"amount": "10.00", "network": "ethereum", "token_address": USDT}).encode())
+            return order_id
+
+        gate = asyncio.Semaphore(32)
+
+        async def gated(i: int) -> str:
+            async with gate:
+                return await one(i)
+
+        return list(await asyncio.gather(*(gated(i) for i in range(count))))
+
+
 async def measure(name, procs, url, pair, args, tag: str = "") -> dict:
     await wait_http(url)
-    await load(url, pair, args, 2, f"{name}{tag}-warm")
+    paid = await paid_orders(url, pair, PAID_ORDERS) if args.mix == "refunds" else []
+    await load(url, pair, args, 2, f"{name}{tag}-warm", paid)
     stop = asyncio.Event()
     sampler = RssSampler(procs)
     sampling = asyncio.create_task(sampler.run(stop))
-    result = await load(url, pair, args, args.seconds, name + tag)
+    result = await load(url, pair, args, args.seconds, name + tag, paid)
     stop.set()
     await sampling
-    result["peak_rss_mb"] = {k: round(v / 2**20, 1) for k, v in sampler.peak.items()}
+    result["rss_mb"] = {k: round(v / 2**20, 1) for k, v in sampler.peak.items()}
     served = max(result["rps"] * args.seconds, 1)
     result["cpu_ms_per_request"] = {k: round(1000 * v / served, 3) for k, v in sampler.cpu_used().items()}
     result["cpu_ms_per_request"]["all"] = round(sum(result["cpu_ms_per_request"].values()), 3)
-    print(f"{name:>9}: {result['rps']:8.0f} req/s  p50 {result['p50_ms']:6.1f} ms  p99 {result['p99_ms']:6.1f} ms"
-          f"  errors {result['errors']}  peak RSS MB {result['peak_rss_mb']}"
-          f"  CPU ms/request {result['cpu_ms_per_request']}", flush=True)
+    say(f"{name:>9}: {result['rps']:8.0f} req/s  p50 {result['p50_ms']:6.1f} ms  p99 {result['p99_ms']:6.1f} ms"
+        f"  errors {result['errors']}  peak RSS MB {result['rss_mb']}"
+        f"  CPU ms/request {result['cpu_ms_per_request']}")
     return result
+
+
+def say(line: str) -> None:
+    """Progress for people, on stderr: with --json, stdout holds the one JSON object alone."""
+    print(line, file=sys.stderr, flush=True)
 
 
 async def redis_memory(url: str) -> str:
@@ -173,12 +228,33 @@ async def drop_keys(url: str, prefix: str) -> None:
         await client.aclose()
 
 
-async def main() -> None:
+def start(command: list[str], env: dict, count: int, name: str) -> dict[str, subprocess.Popen]:
+    """`count` processes of one command; servers among them share their port (SO_REUSEPORT). What they print goes
+    to stderr, beside the bench's own progress."""
+    return {f"{name}{n + 1}": subprocess.Popen(command, env=env, cwd=ROOT, stdout=sys.stderr) for n in range(count)}
+
+
+def stop(procs: dict[str, subprocess.Popen]) -> None:
+    for proc in procs.values():
+        if proc.poll() is None:
+            proc.terminate()
+            proc.wait(10)
+
+
+def arguments() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--against", choices=("peer", "bare", "none"), default="peer",
+                        help="the rival measured in the same run: the conventional service, the bare INSERT, or none")
+    parser.add_argument("--mix", choices=("sessions", "refunds"), default="sessions",
+                        help="quick sessions only, or merchant refunds on paid orders beside them, 1:1")
+    parser.add_argument("--prefill", type=int, default=0, metavar="N",
+                        help="orders (with sessions and events, over 1,000 merchants) loaded before measuring")
+    parser.add_argument("--json", action="store_true", help="print one JSON object of the figures")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--seconds", type=float, default=15)
-    parser.add_argument("--workers", type=int, default=1, help="actor worker processes")
-    parser.add_argument("--web", type=int, default=1, help="web processes (sharing the port)")
+    parser.add_argument("--workers", type=int, default=1, help="actor worker processes of the pipeline")
+    parser.add_argument("--web", type=int, default=1, help="web processes of the pipeline (sharing the port)")
+    parser.add_argument("--peer-processes", type=int, default=2, help="processes of the peer (sharing the port)")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--max-rate", type=int, default=15000, help="requests signed per second of run")
     parser.add_argument("--workdir", default="/tmp")
@@ -186,60 +262,75 @@ async def main() -> None:
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0"))
     parser.add_argument("--rounds", type=int, default=1, help="rounds of --seconds of load on the pipeline")
     parser.add_argument("--retention", type=int, help="STREAM_RETENTION_S of the pipeline's processes")
-    parser.add_argument("--no-baseline", action="store_true", help="measure the pipeline alone")
+    parser.add_argument("--database", help="measure on this existing database (prefilled by bench/prefill.py) and"
+                                           " keep it, instead of a new one")
     args = parser.parse_args()
+    if args.against == "bare" and args.mix != "sessions":
+        parser.error("the bare baseline serves quick sessions only")
+    if args.database and args.prefill:
+        parser.error("--prefill makes a new database; --database measures on one made before")
+    return args
 
+
+async def main() -> None:
+    args = arguments()
     run = secrets.token_hex(3)
-    name = f"svc_bench_{run}"
+    name = args.database or f"svc_bench_{run}"
     admin = await asyncpg.connect(args.admin_url)
-    await admin.execute(f'CREATE DATABASE "{name}"')
+    if not args.database:
+        await admin.execute(f'CREATE DATABASE "{name}"')
     database_url = args.admin_url.rsplit("/", 1)[0] + "/" + name
     master = Fernet.generate_key().decode()
-    procs: list[subprocess.Popen] = []
+    report: dict = {"concurrency": args.concurrency, "seconds": args.seconds, "mix": args.mix}
+    running: dict[str, subprocess.Popen] = {}
     try:
         await db.migrate(database_url)
         pool = await db.connect(database_url, min_size=1, max_size=2)
         pair = await merchants.create(pool, Vault(master.encode()), "Bench")
+        if args.prefill:
+            report["prefill"] = await prefill.load(pool, database_url, args.prefill, say)
+        if args.database:
+            report["orders_before"] = await pool.fetchval("SELECT count(*) FROM orders")
         await pool.close()
 
         env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=args.redis_url, REDIS_PREFIX=f"bench{run}:",
                    SERVICE_MASTER_KEY=master, LOG_LEVEL="WARNING")
+        # The load is one merchant's: lift its rate limit the way an operator would, so the bench measures the
+        # designs and not the bucket.
+        await asyncio.to_thread(
+            subprocess.run, [sys.executable, "-m", "service", "merchants", "limits", pair.merchant_id, "--rps",
+                             "1000000", "--burst", "1000000"], env=env, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
+        say(f"load: wrk, {args.concurrency} connections, {args.seconds:.0f} s each, {args.mix}, one machine")
+        if args.against != "none":
+            port = free_port()
+            command = ([sys.executable, str(ROOT / "bench" / "peer.py"), "--port", str(port)] if args.against == "peer"
+                       else [sys.executable, str(ROOT / "bench" / "baseline.py"), "--port", str(port)])
+            rival = start(command, env, args.peer_processes if args.against == "peer" else 1, args.against)
+            running.update(rival)
+            report[args.against] = await measure(args.against, rival, f"http://127.0.0.1:{port}", pair, args)
+            stop(rival)
+
         if args.retention is not None:
             env["STREAM_RETENTION_S"] = str(args.retention)
-        # The load is one merchant's: lift its rate limit the way an operator would, so the bench measures the
-        # pipeline and not the bucket.
-        subprocess.run([sys.executable, "-m", "service", "merchants", "limits", pair.merchant_id, "--rps", "1000000",
-                        "--burst", "1000000"], env=env, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        base_port, pipe_port = free_port(), free_port()
-        baseline = subprocess.Popen([sys.executable, str(ROOT / "bench" / "baseline.py"), "--port", str(base_port)], env=env)
-        procs.append(baseline)
-        print(f"load: wrk, {args.concurrency} connections, {args.seconds:.0f} s each, one machine", flush=True)
-        base = None
-        if not args.no_baseline:
-            base = await measure("baseline", {"baseline": baseline}, f"http://127.0.0.1:{base_port}", pair, args)
-        baseline.terminate()
-        baseline.wait()
-
-        # Web processes share the port (SO_REUSEPORT), as `service web` scaled by count does.
-        pipeline = {f"web{n + 1}": subprocess.Popen([sys.executable, "-m", "service", "web", "--port", str(pipe_port)],
-                                                    env=env, cwd=ROOT) for n in range(args.web)}
-        for n in range(args.workers):
-            pipeline[f"actors{n + 1}"] = subprocess.Popen([sys.executable, "-m", "service", "actors"], env=env, cwd=ROOT)
-        procs += pipeline.values()
+        port = free_port()
+        pipeline = start([sys.executable, "-m", "service", "web", "--port", str(port)], env, args.web, "web")
+        pipeline |= start([sys.executable, "-m", "service", "actors"], env, args.workers, "actors")
+        running.update(pipeline)
         await asyncio.sleep(1.5)  # leases
-        print(f"redis used_memory before: {await redis_memory(args.redis_url)}", flush=True)
+        say(f"redis used_memory before: {await redis_memory(args.redis_url)}")
         for round_ in range(args.rounds):
-            full = await measure("pipeline", pipeline, f"http://127.0.0.1:{pipe_port}", pair, args, f"-{round_}")
-            print(f"redis used_memory after round {round_ + 1} of {args.rounds}: {await redis_memory(args.redis_url)}",
-                  flush=True)
-        if base is not None:
-            print(f"pipeline / baseline throughput: {full['rps'] / base['rps']:.2f}", flush=True)
+            report["pipeline"] = await measure("pipeline", pipeline, f"http://127.0.0.1:{port}", pair, args,
+                                               f"-{round_}")
+            say(f"redis used_memory after round {round_ + 1} of {args.rounds}: {await redis_memory(args.redis_url)}")
+        if args.against != "none":
+            report["ratio"] = round(report["pipeline"]["rps"] / report[args.against]["rps"], 3)
+            say(f"pipeline / {args.against} throughput: {report['ratio']:.2f}")
+        if args.json:
+            print(json.dumps(report))
     finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.terminate()
-                proc.wait(10)
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+        stop(running)
+        if not args.database:
+            await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()
         await drop_keys(args.redis_url, f"bench{run}:")
 
