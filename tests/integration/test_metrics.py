@@ -97,7 +97,7 @@ async def test_partition_gauges_count_what_waits_with_no_worker(pool, redis, set
 async def test_worker_processes_serve_metrics_and_probes_on_their_port():
     actors_port, webhooks_port = free_port(), free_port()
     async with deployment(REDIS_URL, ("web", "actors", "webhooks"),
-                          {"actors": ("--metrics-port", str(actors_port)),
+                          args={"actors": ("--metrics-port", str(actors_port)),
                            "webhooks": ("--metrics-port", str(webhooks_port))}) as (_procs, client, _pool), \
             aiohttp.ClientSession() as http:
         actors = f"http://127.0.0.1:{actors_port}"
