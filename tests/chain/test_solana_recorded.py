@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from chain_watchers.base import TokenTransfer
+from chain_watchers.base import TokenTransfer, TxObservation
 
-from .fake_solana_rpc import FINALIZED_DEPTH, Cluster, Recorded, build_app
 from .contract import adapter_behind
+from .fake_solana_rpc import FINALIZED_DEPTH, Cluster, Recorded, build_app
 
 RECORDED = Path(__file__).parent / "recorded" / "solana"
 USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
@@ -19,6 +19,17 @@ USDC = "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v"
 def recorded(name: str) -> dict:
     body = json.loads((RECORDED / name).read_text())
     return body.get("result", body)  # a whole JSON-RPC answer, or its result member where only that was published
+
+
+async def observe(result: dict) -> TxObservation:
+    """The adapter's view of a recorded answer served at its own slot, now finalized."""
+    signature = result["transaction"]["signatures"][0]
+    cluster = Cluster(head=result["slot"] + FINALIZED_DEPTH)
+    cluster.transactions[signature] = Recorded(result["slot"], result)
+    async with adapter_behind(build_app(cluster), "SOLANA_RPC_URL", "solana") as adapter:
+        seen = await adapter.fetch(signature)
+    assert (seen.tx_hash, seen.block_ref) == (signature, str(result["slot"]))
+    return seen
 
 
 @pytest.mark.parametrize(
@@ -42,11 +53,12 @@ def recorded(name: str) -> dict:
     ],
 )
 async def test_the_adapter_extracts_the_payment_from_a_recorded_answer(name: str, credited: TokenTransfer) -> None:
-    result = recorded(name)
-    signature = result["transaction"]["signatures"][0]
-    cluster = Cluster(head=result["slot"] + FINALIZED_DEPTH)  # the recording's own slot, now finalized
-    cluster.transactions[signature] = Recorded(result["slot"], result)
-    async with adapter_behind(build_app(cluster), "SOLANA_RPC_URL", "solana") as adapter:
-        seen = await adapter.fetch(signature)
-    assert (seen.found, seen.success, seen.final, seen.block_ref) == (True, True, True, str(result["slot"]))
+    seen = await observe(recorded(name))
+    assert (seen.found, seen.success, seen.final) == (True, True, True)
     assert seen.transfers == (credited,)
+
+
+async def test_a_v0_transaction_through_a_lookup_table_that_moves_no_token_reports_no_transfer() -> None:
+    # The recipient comes from an address lookup table (source "lookupTable"); only lamports move, so no stablecoin.
+    seen = await observe(recorded("mainnet_v0_lookup_table_sol_transfer.json"))
+    assert (seen.found, seen.success, seen.final, seen.transfers) == (True, True, True, ())
