@@ -32,6 +32,7 @@ class JettonTransfer:
     to: str = "merchant"  # or "nobody": an owner whose wallet contract was never deployed
     master: str = "usdt"  # or "lookalike": another minter of the same code whose content also says USDT
     overdraw: bool = False  # the buyer sends more than it holds: its own jetton wallet refuses
+    excessToOwner: bool = False  # the response destination is the receiver: its jetton wallet's excess reaches it too
 
 
 def run(transfers: list[JettonTransfer]) -> dict:

@@ -2,7 +2,7 @@
 // @ton-community/assets-sdk) and prints the receiving accounts' transactions as BOCs, the form a lite server returns.
 //
 // stdin:  {"transfers": [{"name", "amount", "queryId", "comment"?, "commentInline"?, "binary"?, "to"?: "merchant"|
-//          "nobody", "master"?: "usdt"|"lookalike", "overdraw"?}]}
+//          "nobody", "master"?: "usdt"|"lookalike", "overdraw"?, "excessToOwner"?}]}
 // stdout: {"accounts": {raw address: [transaction BOC base64, oldest first]}, "transfers": {name: {"account", "hash"}},
 //          "masters": {name: raw}, "wallets": {master name: {owner raw: jetton wallet raw}}, "merchant", "nobody"}
 // Everything here is executed by the sandbox's TVM; the only thing this script decides is what is sent.
@@ -72,7 +72,8 @@ for (const t of spec.transfers) {
   const source = await walletOf(master, buyer.address);
   const payload = forwardPayload(t);
   const body = beginCell().storeUint(TRANSFER, 32).storeUint(BigInt(t.queryId), 64)
-    .storeCoins(BigInt(t.overdraw ? 10n ** 15n : t.amount)).storeAddress(owner).storeAddress(buyer.address)
+    .storeCoins(BigInt(t.overdraw ? 10n ** 15n : t.amount)).storeAddress(owner)
+    .storeAddress(t.excessToOwner ? owner : buyer.address)
     .storeBit(0).storeCoins(toNano("0.01"));
   if (payload === null) body.storeBit(0);
   else if (payload.inline) body.storeBit(0).storeSlice(payload.cell.beginParse());
