@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import base64
 import json
 from pathlib import Path
 
 import pytest
+from solders.keypair import Keypair
+from solders.transaction import VersionedTransaction
+from solders.transaction_status import EncodedConfirmedTransactionWithStatusMeta
 
 from chain_watchers.base import TokenTransfer, TxObservation
+from chain_watchers.solana import _error_as_sent
 
 from .contract import adapter_behind
 from .fake_solana_rpc import FINALIZED_DEPTH, Cluster, Recorded, build_app
@@ -62,3 +67,29 @@ async def test_a_v0_transaction_through_a_lookup_table_that_moves_no_token_repor
     # The recipient comes from an address lookup table (source "lookupTable"); only lamports move, so no stablecoin.
     seen = await observe(recorded("mainnet_v0_lookup_table_sol_transfer.json"))
     assert (seen.found, seen.success, seen.final, seen.transfers) == (True, True, True, ())
+
+
+async def test_a_recorded_signature_list_is_read_newest_first_failed_ones_included() -> None:
+    # Failed transactions carrying the key are listed too: each becomes an attempt that verification then rejects.
+    answer = recorded("mainnet_get_signatures_for_address.json")
+    cluster = Cluster(recorded={"getSignaturesForAddress": answer})
+    async with adapter_behind(build_app(cluster), "SOLANA_RPC_URL", "solana") as adapter:
+        found = await adapter.find_by_reference(str(Keypair().pubkey()))
+    assert found == tuple(entry["signature"] for entry in answer)
+    assert cluster.calls == ["getSignaturesForAddress"]
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("mainnet_failed_incorrect_program_id_base64.json", '{"InstructionError": [0, "IncorrectProgramId"]}'),
+        ("mainnet_failed_custom_error_base64.json", '{"InstructionError": [2, {"Custom": 30}]}'),
+    ],
+)
+def test_a_failed_transactions_error_is_given_as_the_node_sent_it(name: str, reason: str) -> None:
+    # Recorded in the base64 encoding, which the adapter never asks for: its meta goes to the error rendering directly.
+    result = recorded(name)
+    signed = VersionedTransaction.from_bytes(base64.b64decode(result["transaction"][0]))
+    assert signed.verify_with_results() == [True]  # the recording is the signed transaction, unaltered
+    meta = EncodedConfirmedTransactionWithStatusMeta.from_json(json.dumps(result)).transaction.meta
+    assert _error_as_sent(meta) == reason
