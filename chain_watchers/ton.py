@@ -16,7 +16,14 @@ from pytoniq_core.boc.tvm_bitarray import TvmBitarrayException
 from pytoniq_core.tl.block import BlockIdExt
 from pytoniq_core.tlb.transaction import Transaction, TransactionOrdinary
 
-from chain_watchers.base import AdapterBase, InvalidAddress, InvalidTxHash, SeenTransfer, TokenTransfer, TxObservation
+from chain_watchers.base import (
+    AdapterBase,
+    InvalidAddress,
+    InvalidTxHash,
+    SeenTransfer,
+    TokenTransfer,
+    TxObservation,
+)
 from chain_watchers.registry import Network
 
 TRANSFER_NOTIFICATION = 0x7362D09C  # TEP-74: sent by the receiver's jetton wallet to its owner
@@ -207,10 +214,21 @@ def _parse_notification(body: Slice) -> tuple[int, str | None, str | None] | Non
         body.load_uint(64)  # query_id
         amount = body.load_coins()
         sender = body.load_address()
-        payload = body.load_ref().begin_parse() if body.load_bit() else body
-        memo = None
-        if payload.remaining_bits >= 32 and payload.load_uint(32) == TEXT_COMMENT:
-            memo = payload.load_snake_string()
-    except (TvmBitarrayException, SliceError, AddressError, UnicodeDecodeError, IndexError):
+    except (TvmBitarrayException, SliceError, AddressError, IndexError):
         return None
-    return amount, sender.to_str(is_user_friendly=False) if isinstance(sender, Address) else None, memo
+    return amount, sender.to_str(is_user_friendly=False) if isinstance(sender, Address) else None, _comment(body)
+
+
+def _comment(payload: Slice) -> str | None:
+    """The text comment of a forward_payload:(Either Cell ^Cell), or None.
+
+    The jetton wallet credited the tokens before it sent the notification, and it copies the payload unread: a payload
+    that is no readable comment (bytes that are not UTF-8, a missing reference) names no session but loses no money.
+    """
+    try:
+        payload = payload.load_ref().begin_parse() if payload.load_bit() else payload
+        if payload.remaining_bits >= 32 and payload.load_uint(32) == TEXT_COMMENT:
+            return payload.load_snake_string()
+    except (TvmBitarrayException, SliceError, IndexError, ValueError):  # UnicodeDecodeError is a ValueError
+        pass
+    return None

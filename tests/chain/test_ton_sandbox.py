@@ -20,6 +20,7 @@ TRANSFERS = [
     JettonTransfer("lookalike", 10_000_000, 10, comment="sess_abc", master="lookalike"),
     JettonTransfer("again", 10_000_000, 11, comment="sess_abc"),  # the same comment, another query id
     JettonTransfer("nobody", 4_000_000, 12, comment="sess_x", to="nobody"),
+    JettonTransfer("not_utf8", 6_000_000, 13, commentBytes="fffe73657373"),
 ]
 
 
@@ -42,6 +43,8 @@ def adapter(executed) -> TonAdapter:
         ("inline", 2_500_000, "sess_inline ü", True),  # the comment in the notification's own cell, UTF-8
         ("binary", 3_000_000, None, True),  # a payload that is no comment: the tokens count, no session is named
         ("again", 10_000_000, "sess_abc", True),
+        # A comment op whose bytes are not UTF-8: the tokens arrived all the same; only no session is named.
+        ("not_utf8", 6_000_000, None, True),
         # The owner has no wallet contract: the notification finds no code (compute skipped), yet the jetton wallet
         # credited the tokens before notifying, so they arrived.
         ("nobody", 4_000_000, "sess_x", False),
@@ -73,5 +76,6 @@ async def test_a_scan_finds_each_payment_once_with_its_comment(executed, adapter
     assert by_hash == {
         hashes["comment"]["hash"]: (10_000_000, "sess_abc"), hashes["inline"]["hash"]: (2_500_000, "sess_inline ü"),
         hashes["binary"]["hash"]: (3_000_000, None), hashes["again"]["hash"]: (10_000_000, "sess_abc"),
+        hashes["not_utf8"]["hash"]: (6_000_000, None),
     }  # two payments with one comment stay two (their query ids differ); the lookalike is not among them
     assert newest == max(s.position for s in seen)  # the newest transaction read: where the next scan resumes

@@ -29,6 +29,7 @@ class JettonTransfer:
     comment: str | None = None
     commentInline: bool = False  # the comment in the transfer's own cell (Either's left) instead of a reference
     binary: str | None = None  # hex bytes after a non-comment op: a forward payload that is no text
+    commentBytes: str | None = None  # hex bytes after the comment op, which need not be UTF-8
     to: str = "merchant"  # or "nobody": an owner whose wallet contract was never deployed
     master: str = "usdt"  # or "lookalike": another minter of the same code whose content also says USDT
     overdraw: bool = False  # the buyer sends more than it holds: its own jetton wallet refuses

@@ -38,6 +38,7 @@ class Pay:
     posted: bool = False  # the buyer's page reports the hash before the watcher's tick
     overdraw: bool = False  # more than the sender holds: the sender's own jetton wallet refuses and bounces it
     excess: bool = False  # the receiver is also the response destination: one trace brings it two messages
+    unreadable: bool = False  # the comment op is followed by bytes that are not UTF-8 instead of the session id
 
 
 @dataclass(frozen=True)
@@ -68,6 +69,9 @@ CASES = {
     "underpayment leaves the rest due": Case("payment", (Pay(7_000_000),), **paid("PARTIAL_PAID", "7.00")),
     "payment after the session expired is recorded on the canceled order (late)":
         Case("payment", (Pay(10_000_000),), **paid("CANCELED", "10.00"), expired=True),
+    # No session is named, so the scan cannot attribute it; the tokens arrived, and the hash the page posts pays.
+    "a comment that is not UTF-8 pays once the page posts its hash":
+        Case("payment", (Pay(10_000_000, unreadable=True, posted=True),), **paid("PAID", "10.00")),
     # The scan ignores it (its jetton wallet is not the configured master's); the hash the page posts is rejected.
     "a lookalike master whose content says USDT pays nothing":
         Case("payment", (Pay(10_000_000, master="lookalike", posted=True),), "PENDING", (),
@@ -102,8 +106,9 @@ def ton(stack, watchers) -> tuple:
 
 def execute(ledger: Ledger, pays: tuple[Pay, ...], comment: str | None) -> dict:
     """Runs the transfers on the sandbox and loads the receiving accounts' histories onto the ledger."""
-    executed = run([JettonTransfer(f"pay{i}", p.amount, i + 1, comment=comment, to=p.to, master=p.master,
-                                   overdraw=p.overdraw, excessToOwner=p.excess) for i, p in enumerate(pays)])
+    executed = run([JettonTransfer(f"pay{i}", p.amount, i + 1, comment=None if p.unreadable else comment, to=p.to,
+                                   master=p.master, overdraw=p.overdraw, excessToOwner=p.excess,
+                                   commentBytes="fffe" if p.unreadable else None) for i, p in enumerate(pays)])
     load(ledger, executed, USDT_RAW)
     return executed
 

@@ -1,8 +1,8 @@
 // Runs jetton transfers on @ton/sandbox (real TVM) with the standard jetton minter and wallet code (as compiled in
 // @ton-community/assets-sdk) and prints the receiving accounts' transactions as BOCs, the form a lite server returns.
 //
-// stdin:  {"transfers": [{"name", "amount", "queryId", "comment"?, "commentInline"?, "binary"?, "to"?: "merchant"|
-//          "nobody", "master"?: "usdt"|"lookalike", "overdraw"?, "excessToOwner"?}]}
+// stdin:  {"transfers": [{"name", "amount", "queryId", "comment"?, "commentInline"?, "binary"?, "commentBytes"?,
+//          "to"?: "merchant"|"nobody", "master"?: "usdt"|"lookalike", "overdraw"?, "excessToOwner"?}]}
 // stdout: {"accounts": {raw address: [transaction BOC base64, oldest first]}, "transfers": {name: {"account", "hash"}},
 //          "masters": {name: raw}, "wallets": {master name: {owner raw: jetton wallet raw}}, "merchant", "nobody"}
 // Everything here is executed by the sandbox's TVM; the only thing this script decides is what is sent.
@@ -55,6 +55,10 @@ async function walletOf(master, owner) {
 
 function forwardPayload(t) {
   if (t.binary) return { inline: false, cell: beginCell().storeUint(0xb1a7b1a7, 32).storeBuffer(Buffer.from(t.binary, "hex")).endCell() };
+  if (t.commentBytes) { // a text comment's op followed by bytes that need not be UTF-8
+    const cell = beginCell().storeUint(0, 32).storeBuffer(Buffer.from(t.commentBytes, "hex")).endCell();
+    return { inline: false, cell };
+  }
   if (t.comment !== undefined) {
     return { inline: Boolean(t.commentInline), cell: beginCell().storeUint(0, 32).storeStringTail(t.comment).endCell() };
   }
