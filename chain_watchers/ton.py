@@ -214,7 +214,8 @@ def _parse_notification(body: Slice) -> tuple[int, str | None, str | None] | Non
         body.load_uint(64)  # query_id
         amount = body.load_coins()
         sender = body.load_address()
-    except (TvmBitarrayException, SliceError, AddressError, IndexError):
+    # bitarray raises ValueError on a body cut short: anyone can send this op, and one bad body must not stop a scan.
+    except (TvmBitarrayException, SliceError, AddressError, IndexError, ValueError):
         return None
     return amount, sender.to_str(is_user_friendly=False) if isinstance(sender, Address) else None, _comment(body)
 

@@ -6,14 +6,20 @@ import base64
 import hashlib
 
 import pytest
-from pytoniq_core import Address
+from pytoniq_core import Address, begin_cell
 
 from chain_watchers.base import TokenTransfer
 from chain_watchers.registry import load_registry
 from chain_watchers.ton import TonAdapter
 
 from .contract import AdapterContract, Sent
-from .fake_lite_client import FakeLiteClient, Ledger, comment_cell, internal_message, notification_body
+from .fake_lite_client import (
+    FakeLiteClient,
+    Ledger,
+    comment_cell,
+    internal_message,
+    notification_body,
+)
 
 USDT = "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs"
 USDT_RAW = "0:b113a994b5024a16719f69139328eb759596c38a25f59028b146fecdc3621dfe"
@@ -156,3 +162,14 @@ def test_testnet_payment_link_uses_testnet_address_flags(ton: TonWorld) -> None:
     adapter = TonAdapter(load_registry().network("ton-testnet"), ton.adapter.client)
     link = adapter.payment_link(raw(ton.recipient), "kQD0GKBM8ZbryVk2aESmzfU6b9b_8era_IkvBSELujFZPsyy", 1)
     assert link.startswith("ton://transfer/0Q") and "jetton=kQD0GKBM8ZbryVk2aESmzfU6b9b_8era_IkvBSELujFZPsyy" in link
+
+
+async def test_a_truncated_notification_from_anyone_is_skipped_and_the_scan_goes_on(ton: TonWorld) -> None:
+    # Anyone can send the op with a body cut short; reading it must not stop the scan of the wallet's later deposits.
+    truncated = begin_cell().store_uint(0x7362D09C, 32).store_uint(7, 64).store_coins(10**9).end_cell()
+    forged = ton.ledger.add(ton.recipient, internal_message(account("forger"), ton.recipient, truncated))
+    paid = ton.notify(ton.recipient, 2_500_000, "order-43")
+    seen, _newest = await ton.adapter.transfers_since(raw(ton.recipient), 0)
+    assert [(s.tx_hash, s.transfer) for s in seen] == [(paid, ton.moved(ton.recipient, 2_500_000, "order-43"))]
+    observed = await ton.adapter.fetch(forged, account=raw(ton.recipient))
+    assert (observed.success, observed.transfers) == (True, ())
