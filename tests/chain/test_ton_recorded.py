@@ -8,8 +8,6 @@ only a message body (toncenter v3, tonapi, a decoder's test vectors) go to the d
 from __future__ import annotations
 
 import base64
-import json
-from pathlib import Path
 
 import pytest
 from pytoniq_core import Address, Cell
@@ -19,13 +17,9 @@ from chain_watchers.registry import load_registry
 from chain_watchers.ton import TonAdapter, _parse_notification
 
 from .fake_lite_client import FakeLiteClient, Ledger
+from .ton_recorded import load_recorded, recorded
 
-RECORDED = Path(__file__).parent / "recorded" / "ton"
 NOTIFICATION_TO_UNINIT = "failed: compute phase skipped (no_gas)"  # the owner's wallet was not deployed yet
-
-
-def recorded(name: str) -> dict:
-    return json.loads((RECORDED / name).read_text())
 
 
 def raw(address: str) -> str:
@@ -37,19 +31,8 @@ def b64_hex(value: str) -> str:
 
 
 def adapter_over(slug: str, transactions: list[dict], derives: str | None) -> TonAdapter:
-    """The recorded transactions (toncenter v2, newest first) as their account's history; the configured master is
-    made to derive `derives` for that owner, the one answer a recording cannot supply (its get-method result)."""
-    ledger = Ledger()
-    network = load_registry().network(slug)
-    for tx in reversed(transactions):
-        cell = Cell.one_from_boc(base64.b64decode(tx["data"]))
-        assert cell.hash.hex() == b64_hex(tx["transaction_id"]["hash"])  # the bytes are the chain's
-        ledger.add_cell(Address(tx["address"]["account_address"]), cell)
-    master = raw(network.stablecoins[0].address)
-    ledger.masters.add(master)
-    if derives is not None:
-        owner = raw(transactions[0]["address"]["account_address"])
-        ledger.wallets[(master, owner)] = Address(derives)
+    ledger, network = Ledger(), load_registry().network(slug)
+    load_recorded(ledger, transactions, raw(network.stablecoins[0].address), derives)
     return TonAdapter(network, FakeLiteClient(ledger))
 
 

@@ -13,6 +13,7 @@ from chain_watchers.registry import load_registry
 from chain_watchers.ton import TonAdapter
 from common.clock import utcnow
 from tests.chain.fake_lite_client import FakeLiteClient, Ledger
+from tests.chain.ton_recorded import load_recorded, recorded
 from tests.chain.ton_sandbox import JettonTransfer, load, run
 from tests.integration.helpers import expire_due, order, quick
 from tests.watchers import api
@@ -168,3 +169,16 @@ async def test_one_refund_transfer_posted_for_a_second_refund_is_refused(merchan
                                       executed["merchant"], USDT) for _ in range(2)]
     await one_transfer_for_two_refunds(merchant, watcher, [first, second], executed["transfers"]["pay0"]["hash"],
                                        NETWORK, USDT)
+
+
+async def test_a_recorded_testnet_notification_posted_by_the_page_pays_the_order(stack, merchant, ton) -> None:
+    # Real chain data through watcher, actor and API: 10000 tokens to a wallet not yet deployed (compute skipped).
+    ledger, watcher = ton
+    tx = recorded("testnet_toncenter_v2_transaction_notification_with_comment.json")
+    receiving = load_recorded(ledger, [tx], USDT_RAW, derives=tx["in_msg"]["source"])
+    created = await quick(merchant, amount="10.00")
+    await api.receive_on(merchant, NETWORK, receiving)
+    await report(stack, created["session_key"], tx["transaction_id"]["hash"])  # toncenter's base64 spelling
+    await watcher.run_once()
+    body = await order(merchant, created["order_id"])
+    assert (body["status"], [p["amount"] for p in body["payments"]]) == ("PAID", ["10000.00"])
