@@ -391,10 +391,15 @@ class Worker:
 
     async def _apply(self, conn: asyncpg.Connection, envelopes: list[m.Envelope],
                      published: list[str]) -> list[store.Outcome | Failure]:
-        prepared = await store.prepare(conn, batch.wanted(envelopes, self._cache))
+        # The batch decides on the orders it found cached before its first await: a lease change or another
+        # lane's batch may drop them from the cache meanwhile, and an order neither cached nor read would be
+        # answered order_not_found.
+        held = {order_id: self._cache[order_id] for order_id in {e.command.order_id for e in envelopes}
+                if order_id in self._cache}
+        prepared = await store.prepare(conn, batch.wanted(envelopes, held))
         for order in prepared.orders.values():
             self._remember(order)
-        decided = batch.decide_batch(envelopes, prepared, self._cache)
+        decided = batch.decide_batch(envelopes, prepared, held | prepared.orders)
         self.hooks.before_commit()
         try:
             # One statement, so one transaction of its own: no BEGIN and COMMIT round trips around it.
