@@ -8,13 +8,18 @@ from actors import messages as m
 from chain_watchers import store
 from chain_watchers.base import ChainAdapter, UnknownToken
 from chain_watchers.registry import Network
-from common.money import to_base_units
 from chain_watchers.verify import (
-    PaymentExpectation, Progress, RefundExpectation, Verdict, verify_payment, verify_refund,
+    PaymentExpectation,
+    Progress,
+    RefundExpectation,
+    Verdict,
+    verify_payment,
+    verify_refund,
 )
 from chain_watchers.watch import Watch
 from common import merchants, money
 from common.ids import derived_id
+from common.money import to_base_units
 
 
 async def refunds(watch: Watch, network: Network) -> int:
@@ -49,8 +54,8 @@ async def _refund_verdict(watch: Watch, adapter: ChainAdapter, tx: store.RefundT
 
 
 async def _report_refund(watch: Watch, tx: store.RefundTx, verdict: Verdict) -> int:
-    common = dict(order_id=tx.order_id, merchant_id=tx.merchant_id, livemode=tx.livemode, at=watch.now,
-                  refund_id=tx.refund_id, network=tx.network, tx_hash=tx.tx_hash)
+    common = {"order_id": tx.order_id, "merchant_id": tx.merchant_id, "livemode": tx.livemode, "at": watch.now,
+              "refund_id": tx.refund_id, "network": tx.network, "tx_hash": tx.tx_hash}
     if verdict.outcome == "confirmed":
         command: m.Command = m.ConfirmRefundTransfer(token_address=verdict.token_address, **common)
         return int((await watch.tell(f"watch:refund-executed:{tx.network}:{tx.tx_hash}", command)).ok)
