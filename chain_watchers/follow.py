@@ -37,7 +37,8 @@ async def refunds(watch: Watch, network: Network) -> int:
 
 
 async def _refund_verdict(watch: Watch, adapter: ChainAdapter, tx: store.RefundTx) -> Verdict:
-    progress = Progress(submitted_at=tx.submitted_at, now=watch.now, seen_block=tx.seen_block)
+    progress = Progress(submitted_at=tx.submitted_at, now=watch.now, seen_block=tx.seen_block,
+                        missing_since=tx.missing_since)
     try:
         coin = adapter.stablecoin(adapter.network, tx.token_address)
     except UnknownToken:  # the operator removed the token from networks.toml after the hash was posted
@@ -95,7 +96,8 @@ async def _payment_verdict(watch: Watch, adapter: ChainAdapter, attempt: store.A
     coins = tuple(replace(c, address=adapter.validate_address(c.address)) for c in adapter.network.stablecoins)
     want = PaymentExpectation(tokens=coins, to_address=adapter.validate_address(address),
                               required=adapter.network.confirmations)
-    progress = Progress(submitted_at=attempt.created_at, now=watch.now, seen_block=attempt.seen_block)
+    progress = Progress(submitted_at=attempt.created_at, now=watch.now, seen_block=attempt.seen_block,
+                        missing_since=attempt.missing_since)
     return verify_payment(seen, want, progress, watch.not_found_after)
 
 

@@ -22,6 +22,7 @@ class RefundTx(msgspec.Struct, frozen=True, kw_only=True):
     to_address: str
     amount: int  # micro-USD
     seen_block: str | None
+    missing_since: datetime | None
     submitted_at: datetime
 
 
@@ -34,6 +35,7 @@ class Attempt(msgspec.Struct, frozen=True, kw_only=True):
     network: str
     tx_hash: str
     seen_block: str | None
+    missing_since: datetime | None
     created_at: datetime
 
 
@@ -58,7 +60,8 @@ async def due_refund_txs(pool: asyncpg.Pool, network: str, checked_before: datet
     return await _rows(
         pool, RefundTx,
         "SELECT network, tx_hash, t.refund_id, t.order_id, t.merchant_id, t.livemode, t.token_address, t.to_address,"
-        " t.amount, c.seen_block, t.submitted_at FROM refund_transactions t JOIN refunds r USING (refund_id)"
+        " t.amount, c.seen_block, c.missing_since, t.submitted_at"
+        " FROM refund_transactions t JOIN refunds r USING (refund_id)"
         " LEFT JOIN refund_transfer_checks c USING (network, tx_hash) WHERE t.status = 'verifying' AND network = $1"
         " AND r.status = 'APPROVED'"
         " AND (c.checked_at IS NULL OR c.checked_at <= $2) ORDER BY c.checked_at NULLS FIRST LIMIT $3",
@@ -68,27 +71,28 @@ async def due_refund_txs(pool: asyncpg.Pool, network: str, checked_before: datet
 async def refund_progress(pool: asyncpg.Pool, tx: RefundTx, verdict: Verdict, required: int, now: datetime) -> None:
     """The watcher's own table: the order actor writes the transfer's status when it applies a verdict."""
     await pool.execute(
-        "INSERT INTO refund_transfer_checks (network, tx_hash, confirmations, required, seen_block, checked_at)"
-        " VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (network, tx_hash) DO UPDATE SET"
+        "INSERT INTO refund_transfer_checks (network, tx_hash, confirmations, required, seen_block, missing_since,"
+        " checked_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (network, tx_hash) DO UPDATE SET"
         " confirmations = excluded.confirmations, required = excluded.required, seen_block = excluded.seen_block,"
-        " checked_at = excluded.checked_at",
-        tx.network, tx.tx_hash, verdict.confirmations, required, verdict.seen_block, now)
+        " missing_since = excluded.missing_since, checked_at = excluded.checked_at",
+        tx.network, tx.tx_hash, verdict.confirmations, required, verdict.seen_block, verdict.missing_since, now)
 
 
 async def due_attempts(pool: asyncpg.Pool, network: str, checked_before: datetime, limit: int) -> list[Attempt]:
     return await _rows(
         pool, Attempt,
-        "SELECT attempt_id, session_id, order_id, merchant_id, livemode, network, tx_hash, seen_block, created_at"
-        " FROM payment_attempts WHERE status IN ('reported', 'confirming') AND network = $1"
+        "SELECT attempt_id, session_id, order_id, merchant_id, livemode, network, tx_hash, seen_block, missing_since,"
+        " created_at FROM payment_attempts WHERE status IN ('reported', 'confirming') AND network = $1"
         " AND (status = 'reported' OR updated_at <= $2) ORDER BY updated_at LIMIT $3",
         network, checked_before, limit)
 
 
 async def attempt_progress(pool: asyncpg.Pool, attempt: Attempt, status: str, verdict: Verdict, now: datetime) -> None:
     await pool.execute(
-        "UPDATE payment_attempts SET status = $2, confirmations = $3, reason = $4, seen_block = $5, updated_at = $6"
-        " WHERE attempt_id = $1",
-        attempt.attempt_id, status, verdict.confirmations, verdict.reason, verdict.seen_block, now)
+        "UPDATE payment_attempts SET status = $2, confirmations = $3, reason = $4, seen_block = $5,"
+        " missing_since = $6, updated_at = $7 WHERE attempt_id = $1",
+        attempt.attempt_id, status, verdict.confirmations, verdict.reason, verdict.seen_block, verdict.missing_since,
+        now)
 
 
 async def add_found_attempt(conn, session: Session, network: str, tx_hash: str) -> bool:

@@ -22,6 +22,7 @@ class Progress(msgspec.Struct, frozen=True, kw_only=True):
     submitted_at: datetime
     now: datetime
     seen_block: str | None = None  # the block an earlier check saw the transaction in
+    missing_since: datetime | None = None  # the first check that found it nowhere after it was in a block
 
 
 class RefundExpectation(msgspec.Struct, frozen=True, kw_only=True):
@@ -46,6 +47,7 @@ class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     confirmations: int
     seen_block: str | None  # where the transaction is now, else where it was last seen
     reason: str | None = None
+    missing_since: datetime | None = None  # set while a transaction seen in a block is known nowhere
     token_address: str | None = None  # the stablecoin that arrived (the largest amount when several did)
     amount_base_units: int = 0  # of token_address, to the expected address
     amount_micros: int = 0  # everything that arrived, in micro-USD (payments)
