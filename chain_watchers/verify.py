@@ -60,23 +60,21 @@ def to_micros(units: int, decimals: int) -> int:
     return units * 10 ** (MICROS - decimals)
 
 
-def _failed(seen: TxObservation, progress: Progress, reason: str) -> Verdict:
+def _failed(seen: TxObservation, progress: Progress, reason: str, missing_since: datetime | None = None) -> Verdict:
     return Verdict(outcome="failed", confirmations=seen.confirmations, seen_block=seen.block_ref or progress.seen_block,
-                   reason=reason)
+                   reason=reason, missing_since=missing_since)
 
 
-def _pending(seen: TxObservation, progress: Progress, reason: str) -> Verdict:
+def _pending(seen: TxObservation, progress: Progress, reason: str, missing_since: datetime | None = None) -> Verdict:
     return Verdict(outcome="pending", confirmations=seen.confirmations,
-                   seen_block=seen.block_ref or progress.seen_block, reason=reason)
+                   seen_block=seen.block_ref or progress.seen_block, reason=reason, missing_since=missing_since)
 
 
 def _presence(seen: TxObservation, progress: Progress, not_found_after: timedelta) -> Verdict | None:
     """The verdict while the transaction is missing, unexecuted or failed; None once it executed successfully."""
     if not seen.found:
         if progress.seen_block is not None:
-            # It was in a block and no node knows it now: that block left the chain.
-            return _failed(seen, progress, f"dropped after being seen in block {progress.seen_block}: "
-                                           "a chain reorganisation removed it")
+            return _reorganised_away(seen, progress, not_found_after)
         waited = progress.now - progress.submitted_at
         if waited >= not_found_after:
             minutes = int(waited.total_seconds() // 60)
@@ -92,6 +90,24 @@ def _presence(seen: TxObservation, progress: Progress, not_found_after: timedelt
     # A failed transaction that still reports transfers moved them (TON: a jetton wallet credits before it notifies
     # an undeployed owner, whose notification then aborts); the money counts like any other.
     return None
+
+
+def _reorganised_away(seen: TxObservation, progress: Progress, not_found_after: timedelta) -> Verdict:
+    """It was in a block and no node knows it now: that block left the chain.
+
+    Nodes put a reorganised block's transactions back in their mempool, and the same transaction is often mined again;
+    a node asked in between (another backend of a provider) may know it nowhere. Failing it now would lose a payment
+    that lands later, so the deadline for a hash nobody knows runs again, from the first check that missed it.
+    """
+    since = progress.missing_since or progress.now
+    gone = progress.now - since
+    if gone >= not_found_after:
+        minutes = int(gone.total_seconds() // 60)
+        return _failed(seen, progress, f"dropped after being seen in block {progress.seen_block}: a chain "
+                                       f"reorganisation removed it and no node has known it for {minutes} minutes",
+                       since)
+    return _pending(seen, progress, f"removed by a chain reorganisation (was in block {progress.seen_block}); "
+                                    "waiting for it to be mined again", since)
 
 
 def _depth(seen: TxObservation, progress: Progress, required: int) -> Verdict | None:

@@ -26,7 +26,7 @@ class WatchOptions(msgspec.Struct, frozen=True, kw_only=True):
     interval_s: float = 3.0  # pause between ticks
     recheck_s: float = 5.0  # a transaction checked this recently waits for a later tick
     batch: int = 100  # transactions checked per network and tick
-    not_found_after_s: float = 1800.0  # a hash no node knows after this long is refused
+    not_found_after_s: float = 1800.0  # a hash no node knows this long (since posted, or since it left a block) fails
     backoff_base_s: float = 1.0  # first pause of a network whose RPC failed; doubles per failure
     backoff_max_s: float = 300.0
     scan_chunk: int = 2000  # EVM blocks per eth_getLogs (providers cap the range)

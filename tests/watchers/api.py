@@ -52,6 +52,13 @@ async def events(pool, order_id: str) -> list[str]:
     return [r["type"] for r in rows]
 
 
+async def missing_for(pool, network: str, tx_hash: str, minutes: int) -> None:
+    """As if the watcher had found the transaction nowhere `minutes` earlier than it did (its clock is the real one)."""
+    for table in ("payment_attempts", "refund_transfer_checks"):
+        await pool.execute(f"UPDATE {table} SET missing_since = missing_since - make_interval(mins => $3)"
+                           " WHERE network = $1 AND tx_hash = $2", network, tx_hash, minutes)
+
+
 async def unique_amount(pool, client: Signed, session: dict, network: str, address: str) -> int:
     """What the checkout page quotes the session on an EVM or TRON network: its chain_watchers.unique_amounts pick."""
     row = await pool.fetchrow("SELECT order_id, expires_at FROM checkout_sessions WHERE session_id = $1",

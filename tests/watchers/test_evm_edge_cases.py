@@ -207,15 +207,18 @@ async def test_one_refund_transfer_posted_for_a_second_refund_is_refused(shop: G
     assert [(await api.read_refund(shop.client, r))["status"] for r in (first, second)] == ["EXECUTED", "APPROVED"]
 
 
-@pytest.mark.xfail(strict=True, reason="verify.py rejects an attempt that a check finds nowhere after it was seen in a "
-                   "block, and rejected attempts are never checked again (docs/watchers.md, Reorganisations)")
 async def test_a_payment_missing_for_one_check_during_a_reorganisation_is_still_credited(shop: GanacheShop) -> None:
     """As above, but the node asked in between knows the transaction nowhere (neither block nor mempool), as a
     load-balanced provider's other backend may answer; the same transaction is mined again afterwards."""
     created, raw, tx_hash = await seen_then_reorganised_away(shop)
+    first = await shop.attempt(tx_hash)
     await shop.tick()  # the transaction is nowhere on this node
+    missing = await shop.attempt(tx_hash)
+    assert (missing["status"], missing["reason"]) == ("confirming", (
+        f"removed by a chain reorganisation (was in block {first['seen_block']}); waiting for it to be mined again"))
     await shop.chain.send_raw(raw)
     await shop.chain.mine(CONFIRMATIONS)
     await shop.tick()
     body = await shop.order(created["order_id"])
     assert (body["status"], [p["tx_hash"] for p in body["payments"]]) == ("PAID", [tx_hash])
+    assert (await shop.attempt(tx_hash))["status"] == "verified"

@@ -5,7 +5,6 @@ from __future__ import annotations
 from tests.watchers import api
 
 
-
 async def test_payment_reported_by_the_page_settles_the_order_at_the_required_depth(shop) -> None:
     created = await shop.checkout("10.00")
     tx_hash = await shop.send(shop.buyer, shop.wallet, "10.00")
@@ -99,7 +98,7 @@ async def test_payment_to_another_address_is_rejected_with_the_reason(shop) -> N
     assert await shop.events(created["order_id"]) == ["order.created", "checkout_session.created"]
 
 
-async def test_payment_dropped_by_a_reorganisation_is_rejected(shop) -> None:
+async def test_payment_reorganised_away_waits_to_be_mined_again_then_is_rejected(shop) -> None:
     created = await shop.checkout("10.00")
     snapshot = shop.chain.tester.take_snapshot()
     tx_hash = await shop.send(shop.buyer, shop.wallet, "10.00")
@@ -107,11 +106,21 @@ async def test_payment_dropped_by_a_reorganisation_is_rejected(shop) -> None:
     await shop.tick()
     seen = await shop.attempt(tx_hash)
     assert (seen["status"], seen["confirmations"]) == ("confirming", 1)
-    shop.chain.tester.revert_to_snapshot(snapshot)
+    shop.chain.tester.revert_to_snapshot(snapshot)  # eth-tester drops the block's transactions: known nowhere
     await shop.mine(3)
     await shop.tick()
     attempt = await shop.attempt(tx_hash)
-    assert (attempt["status"], attempt["reason"]) == (
-        "rejected", f"dropped after being seen in block {seen['seen_block']}: a chain reorganisation removed it")
-    assert (await shop.order(created["order_id"]))["status"] == "PENDING"
+    assert (attempt["status"], attempt["confirmations"], attempt["seen_block"], attempt["reason"]) == (
+        "confirming", 0, seen["seen_block"],
+        f"removed by a chain reorganisation (was in block {seen['seen_block']}); waiting for it to be mined again")
 
+    await api.missing_for(shop.stack.pool, "local", tx_hash, 29)
+    await shop.tick()
+    assert (await shop.attempt(tx_hash))["status"] == "confirming"
+    await api.missing_for(shop.stack.pool, "local", tx_hash, 1)  # WATCH_NOT_FOUND_AFTER_S since it went missing
+    await shop.tick()
+    attempt = await shop.attempt(tx_hash)
+    assert (attempt["status"], attempt["reason"]) == (
+        "rejected", (f"dropped after being seen in block {seen['seen_block']}: a chain reorganisation removed it and "
+                     "no node has known it for 30 minutes"))
+    assert (await shop.order(created["order_id"]))["status"] == "PENDING"

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.watchers import api
+
 REFUND_EVENTS = ["payment.refund.requested", "payment.refund.approved", "payment.refund.tx_submitted"]
 
 
@@ -88,7 +90,7 @@ async def test_refused_transfer_is_recorded_and_the_refund_stays_approved(shop, 
     assert (await shop.order(order_id))["amount_refunded"] == "3.00"
 
 
-async def test_refund_transfer_dropped_by_a_reorganisation_is_noticed(shop) -> None:
+async def test_refund_transfer_reorganised_away_waits_to_be_mined_again_then_fails(shop) -> None:
     order_id = (await shop.paid("10.00"))["order_id"]
     refund_id = await shop.refund(order_id, "3.00")
     snapshot = shop.chain.tester.take_snapshot()
@@ -104,11 +106,22 @@ async def test_refund_transfer_dropped_by_a_reorganisation_is_noticed(shop) -> N
     shop.chain.tester.revert_to_snapshot(snapshot)  # the two blocks holding the transfer leave the chain
     await shop.mine(4)
     await shop.tick()
+    [tx] = (await shop.read_refund(refund_id))["transactions"]
+    assert (tx["status"], tx["confirmations"]) == ("verifying", 0)
+    check = await shop.stack.pool.fetchrow(
+        "SELECT seen_block, missing_since FROM refund_transfer_checks WHERE network = 'local' AND tx_hash = $1",
+        tx_hash)
+    assert (check["seen_block"], check["missing_since"] is not None) == (seen_block, True)
+
+    await api.missing_for(shop.stack.pool, "local", tx_hash, 30)  # WATCH_NOT_FOUND_AFTER_S since it went missing
+    tick = await shop.tick()
+    assert tick.refunds == 1
     refund = await shop.read_refund(refund_id)
     assert refund["status"] == "APPROVED"
     assert refund["transactions"][0]["status"] == "failed"
     assert refund["transactions"][0]["reason"] == (
-        f"dropped after being seen in block {seen_block}: a chain reorganisation removed it")
+        f"dropped after being seen in block {seen_block}: a chain reorganisation removed it and no node has known it "
+        "for 30 minutes")
     order = await shop.order(order_id)
     assert (order["status"], order["amount_refunded"]) == ("PAID", "0.00")
     assert (await shop.events(order_id))[-1] == "payment.refund.tx_failed"

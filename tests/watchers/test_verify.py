@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 import pytest
 
@@ -22,7 +23,7 @@ USDT = Stablecoin(address="0xdAC17F958D2ee523a2206206994597C13D831ec7", symbol="
 USDC = Stablecoin(address="0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48", symbol="USDC", decimals=6)
 BSC_USDT = Stablecoin(address="0x55d398326f99059fF775485246999027B3197955", symbol="USDT", decimals=18)
 BUYER, MERCHANT, STRANGER = "0x" + "B" * 40, "0x" + "A" * 40, "0x" + "C" * 40
-T0 = datetime(2025, 1, 1, tzinfo=timezone.utc)
+T0 = datetime(2025, 1, 1, tzinfo=UTC)
 
 
 def moved(to: str, units: int, coin: Stablecoin = USDT, ordinal: int = 0) -> TokenTransfer:
@@ -41,8 +42,14 @@ MEMPOOL = seen(success=None, depth=0, final=False, block=None, reason="pending: 
 REVERTED = seen(success=False, reason="failed: reverted (receipt status 0)")
 
 
-def at(minutes: float = 1, seen_block: str | None = None) -> Progress:
-    return Progress(submitted_at=T0, now=T0 + timedelta(minutes=minutes), seen_block=seen_block)
+def minute(n: float) -> datetime:
+    return T0 + timedelta(minutes=n)
+
+
+def at(minutes: float = 1, seen_block: str | None = None, missing_since: float | None = None) -> Progress:
+    """A check `minutes` after the hash was posted; `missing_since` is the minute an earlier check found it nowhere."""
+    return Progress(submitted_at=T0, now=minute(minutes), seen_block=seen_block,
+                    missing_since=None if missing_since is None else minute(missing_since))
 
 
 REFUND = RefundExpectation(token=USDT, to_address=BUYER, min_base_units=3_000_000, required=3)
@@ -73,12 +80,6 @@ REFUND_ROWS = [
      "moved 2.999999 USDT to the refund address, less than the 3 owed", 3, "100"),
     ("failed-mismatch-reported-before-depth", seen(moved(STRANGER, 3_000_000), depth=1, final=False), at(),
      "failed", f"sent USDT to {STRANGER}, not to the refund address {BUYER}", 1, "100"),
-    ("failed-dropped-after-seen-reorg", MISSING, at(1, seen_block="98"), "failed",
-     "dropped after being seen in block 98: a chain reorganisation removed it", 0, "98"),
-    ("pending-back-in-mempool-after-reorg", MEMPOOL, at(1, seen_block="98"), "pending",
-     "back in the mempool after a reorganisation (was in block 98)", 0, "98"),
-    ("confirmed-remined-in-another-block", seen(moved(BUYER, 3_000_000), block="101"), at(1, seen_block="98"),
-     "confirmed", None, 3, "101"),
     ("confirmed-failed-tx-that-still-moved-tokens", seen(moved(BUYER, 3_000_000), success=False, reason="aborted"),
      at(), "confirmed", None, 3, "100"),
 ]
@@ -142,10 +143,52 @@ def test_payment_verdict(observation, outcome, reason, token, micros) -> None:
         outcome, reason, token, micros)
 
 
-def test_payment_dropped_after_being_seen_is_a_reorg() -> None:
-    verdict = verify_payment(MISSING, PAYMENT, at(1, seen_block="7"))
-    assert (verdict.outcome, verdict.reason) == ("failed", "dropped after being seen in block 7: a chain "
-                                                           "reorganisation removed it")
+WAITING = "removed by a chain reorganisation (was in block 98); waiting for it to be mined again"
+DROPPED = ("dropped after being seen in block 98: a chain reorganisation removed it and no node has known it for {} "
+           "minutes")
+
+
+def remined(to: str, depth: int = 3, final: bool = True) -> TxObservation:
+    """The transaction, with transfers to `to`, in block 101 after block 98 left the chain."""
+    return seen(moved(to, 10_000_000), block="101", depth=depth, final=final)
+
+
+# A transaction seen in block 98 whose block a reorganisation removed; the same rule for refunds and payments.
+# (case, observation of the expected recipient, progress, outcome, reason, confirmations, seen_block, missing_since)
+REORG_ROWS: list[tuple[str, Callable[[str], TxObservation], Progress, str, str | None, int, str, datetime | None]] = [
+    ("pending-first-check-that-finds-it-nowhere", lambda _: MISSING, at(1, seen_block="98"), "pending", WAITING, 0,
+     "98", minute(1)),
+    ("pending-the-deadline-counts-from-going-missing-not-from-submission", lambda _: MISSING,
+     at(30, seen_block="98", missing_since=1), "pending", WAITING, 0, "98", minute(1)),
+    ("failed-not-found-deadline-after-going-missing", lambda _: MISSING, at(31, seen_block="98", missing_since=1),
+     "failed", DROPPED.format(30), 0, "98", minute(1)),
+    ("pending-back-in-the-mempool-is-no-longer-missing", lambda _: MEMPOOL, at(20, seen_block="98", missing_since=1),
+     "pending", "back in the mempool after a reorganisation (was in block 98)", 0, "98", None),
+    ("pending-remined-counts-confirmations-from-its-new-block",
+     lambda to: remined(to, depth=1, final=False), at(40, seen_block="98", missing_since=1), "pending",
+     "1 of 3 confirmations", 1, "101", None),
+    ("confirmed-remined-in-another-block", remined, at(40, seen_block="98", missing_since=1), "confirmed", None, 3,
+     "101", None),
+]
+
+
+RULES = [(verify_refund, REFUND, BUYER), (verify_payment, PAYMENT, MERCHANT)]  # (verify, expectation, recipient)
+
+
+@pytest.mark.parametrize(("verify", "want", "to"), RULES, ids=["refund", "payment"])
+@pytest.mark.parametrize(("observation", "progress", "outcome", "reason", "depth", "block", "missing_since"),
+                         [row[1:] for row in REORG_ROWS], ids=[row[0] for row in REORG_ROWS])
+def test_reorganised_away(verify, want, to, observation, progress, outcome, reason, depth, block,
+                          missing_since) -> None:
+    verdict = verify(observation(to), want, progress)
+    assert (verdict.outcome, verdict.reason, verdict.confirmations, verdict.seen_block, verdict.missing_since) == (
+        outcome, reason, depth, block, missing_since)
+
+
+def test_reorganised_away_deadline_is_the_not_found_parameter() -> None:
+    verdict = verify_payment(MISSING, PAYMENT, at(3, seen_block="98", missing_since=1),
+                             not_found_after=timedelta(minutes=2))
+    assert (verdict.outcome, verdict.reason) == ("failed", DROPPED.format(2))
 
 
 @pytest.mark.parametrize(("units", "decimals", "micros"), [
