@@ -8,10 +8,10 @@ from collections.abc import AsyncIterator, Callable
 import msgspec
 import pytest
 
+from actors.bus import CommandBus
 from chain_watchers.registry import Network, Registry
 from chain_watchers.runner import Watcher
 from chain_watchers.watch import AdapterFactory, WatchOptions
-from actors.bus import CommandBus
 from tests.chain.test_evm import EvmWorld
 from tests.watchers.evm_shop import EvmShop, use_local_token
 from web import destinations

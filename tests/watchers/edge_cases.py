@@ -13,6 +13,13 @@ def paid(status: str, *amounts: str) -> dict:
     return {"status": status, "payments": amounts, "verdicts": (VERIFIED,) * len(amounts)}
 
 
+async def report(stack, session_key: str, network: str, tx_hash: str) -> None:
+    """The checkout page posts the hash the buyer's wallet gave it."""
+    url = f"{stack.base_url}/c/{session_key}/payment-attempts"
+    async with stack.http.post(url, json={"network": network, "tx_hash": tx_hash}) as response:
+        assert response.status == 201, await response.text()
+
+
 async def refund_outcome(merchant, refund_id: str) -> tuple[str, tuple]:
     """The refund's status and the (status, reason) of each transaction posted for it, as the merchant reads them."""
     body = await api.read_refund(merchant, refund_id)

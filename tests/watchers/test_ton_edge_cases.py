@@ -23,6 +23,7 @@ from tests.watchers.edge_cases import (
     one_transfer_for_two_refunds,
     paid,
     refund_outcome,
+    report,
 )
 
 NETWORK = "ton-testnet"
@@ -121,12 +122,6 @@ async def ticks(watcher, case: Case) -> None:
         await watcher.run_once()
 
 
-async def report(stack, session_key: str, tx_hash: str) -> None:
-    url = f"{stack.base_url}/c/{session_key}/payment-attempts"
-    async with stack.http.post(url, json={"network": NETWORK, "tx_hash": tx_hash}) as response:
-        assert response.status == 201, await response.text()
-
-
 async def pay(stack, merchant, ton, case: Case) -> tuple[str, tuple]:
     ledger, watcher = ton
     await forget_cursors(stack.pool, NETWORK)  # the sandbox's wallets recur in every test, its logical times too
@@ -138,7 +133,7 @@ async def pay(stack, merchant, ton, case: Case) -> tuple[str, tuple]:
     await api.receive_on(merchant, NETWORK, executed[case.receive])
     for i, p in enumerate(case.pays):
         if p.posted:
-            await report(stack, created["session_key"], executed["transfers"][f"pay{i}"]["hash"])
+            await report(stack, created["session_key"], NETWORK, executed["transfers"][f"pay{i}"]["hash"])
     await ticks(watcher, case)
     body = await order(merchant, created["order_id"])
     attempts = await stack.pool.fetch("SELECT status, reason FROM payment_attempts WHERE session_id = $1",
@@ -178,7 +173,7 @@ async def test_a_recorded_testnet_notification_posted_by_the_page_pays_the_order
     receiving = load_recorded(ledger, [tx], USDT_RAW, derives=tx["in_msg"]["source"])
     created = await quick(merchant, amount="10.00")
     await api.receive_on(merchant, NETWORK, receiving)
-    await report(stack, created["session_key"], tx["transaction_id"]["hash"])  # toncenter's base64 spelling
+    await report(stack, created["session_key"], NETWORK, tx["transaction_id"]["hash"])  # toncenter's base64 spelling
     await watcher.run_once()
     body = await order(merchant, created["order_id"])
     assert (body["status"], [p["amount"] for p in body["payments"]]) == ("PAID", ["10000.00"])

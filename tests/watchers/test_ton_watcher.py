@@ -11,7 +11,12 @@ from pytoniq_core import Address
 from chain_watchers import references
 from chain_watchers.registry import load_registry
 from chain_watchers.ton import TonAdapter
-from tests.chain.fake_lite_client import FakeLiteClient, Ledger, internal_message, notification_body
+from tests.chain.fake_lite_client import (
+    FakeLiteClient,
+    Ledger,
+    internal_message,
+    notification_body,
+)
 from tests.integration.helpers import order, quick
 from tests.watchers import api
 
