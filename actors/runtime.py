@@ -11,6 +11,7 @@ next owner re-reads them and the dedupe rows make the replay harmless.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import time
 import traceback
@@ -26,7 +27,7 @@ from actors import batch, intake, store
 from actors import messages as m
 from actors.leases import Leases
 from actors.order import Order
-from common import metrics
+from common import faults, metrics
 from common.clock import utcnow
 from streams import retention
 from streams.connection import Client, blocking_reader, close_reader, read_group
@@ -50,9 +51,6 @@ return #ARGV / 2
 """
 RESTART_DELAY_S = 0.5  # before a lane or the lease keeper that died starts again
 _OK, _REFUSED, _RETRIED, _DEAD = (metrics.COMMANDS.labels(o) for o in ("ok", "refused", "retried", "dead_lettered"))
-
-_INFRA_ERRORS = (OSError, asyncpg.InterfaceError, asyncpg.PostgresConnectionError, asyncio.TimeoutError,
-                 redis_errors.ConnectionError, redis_errors.TimeoutError)
 
 
 class BatchHooks:
@@ -181,7 +179,7 @@ class Worker:
                 if time.monotonic() - trimmed_at >= TRIM_EVERY_S:
                     trimmed_at = time.monotonic()
                     await self._trim()
-            except _INFRA_ERRORS as exc:
+            except faults.UNAVAILABLE as exc:
                 log.warning("worker %s: leases not renewed (%s); retrying", self.worker_id, exc)
             try:
                 await asyncio.wait_for(stop.wait(), self._lease_every)
@@ -196,7 +194,7 @@ class Worker:
                         while not stop.is_set():
                             await self._step(lane, conn, block_ms=200)
                         await lane.finish_previous()
-                except _INFRA_ERRORS as exc:
+                except faults.UNAVAILABLE as exc:
                     log.warning("worker %s: dependency unavailable (%s); retrying", self.worker_id, exc)
                     await self._reset(lane)
                     await asyncio.sleep(0.5)
@@ -308,7 +306,7 @@ class Worker:
             outcomes: list[store.Outcome | Failure] = await self._apply(conn, envelopes, published)
         except BaseException as exc:
             lane.published += published  # the statement that would have dropped them did not commit
-            if not isinstance(exc, Exception) or isinstance(exc, _INFRA_ERRORS):
+            if not isinstance(exc, Exception) or isinstance(exc, faults.UNAVAILABLE):
                 raise
             log.warning("batch of %d failed (%r); applying one by one", len(envelopes), exc)
             outcomes = [await self._apply_alone(conn, env) for env in envelopes]
@@ -384,7 +382,7 @@ class Worker:
         for stream in streams:
             try:
                 await retention.trim(self.redis, stream, self.retention_s)
-            except _INFRA_ERRORS:
+            except faults.UNAVAILABLE:
                 raise
             except Exception:  # one stream's trouble leaves the others, and the leases, to go on
                 log.exception("worker %s: trimming %s failed", self.worker_id, stream)
@@ -423,7 +421,7 @@ class Worker:
         try:
             [outcome] = await self._apply(conn, [env], [])
             return outcome
-        except _INFRA_ERRORS:
+        except faults.UNAVAILABLE:
             raise
         except asyncpg.PostgresError as exc:
             log.error("command %s refused by the database: %s", env.command_id, exc, extra=log_ids(env))
@@ -451,6 +449,17 @@ class Worker:
                                                           for payload in payloads]))
             await store.drop_outbox(conn, [batch_id for batch_id, _ in rows])
         return len(rows)
+
+    async def keep_outbox_swept(self, stop: asyncio.Event, every_s: float = 2.0) -> None:
+        """Sweep until told to stop. A failed sweep is retried at the next one; one that fails for a fault of
+        this code says so with its traceback, or the events it leaves in the outbox would wait unnoticed."""
+        while not stop.is_set():
+            try:
+                await self.sweep_outbox()
+            except Exception as exc:  # noqa: BLE001 - faults.report tells a bug from a dependency away
+                faults.report(log, f"worker {self.worker_id}: outbox sweep", exc, "the next sweep retries")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), every_s)
 
 
 def publication(keys: Keys, events: list[tuple[bytes, str]]) -> list[tuple]:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import gc
 import logging
 import os
@@ -58,7 +57,7 @@ def _settle_garbage_collector() -> None:
     gc.freeze()
 
 
-async def _actors(settings: Settings, hooks: BatchHooks) -> None:
+async def _actors(settings: Settings, hooks: BatchHooks | None) -> None:
     stop = _stop_event()
     pool = await db.connect(settings.database_url, min_size=2, max_size=4, server_settings=db.ACTOR_SETTINGS)
     redis = connection.connect(settings.redis_url)
@@ -71,13 +70,7 @@ async def _actors(settings: Settings, hooks: BatchHooks) -> None:
     logs.announce(log, f"actors: worker {worker_id} serving {settings.partitions} partitions")
     _settle_garbage_collector()
 
-    async def sweep() -> None:
-        while not stop.is_set():
-            with contextlib.suppress(Exception):
-                await worker.sweep_outbox()
-            await asyncio.sleep(2)
-
-    sweeper = asyncio.create_task(sweep())
+    sweeper = asyncio.create_task(worker.keep_outbox_swept(stop))
     reporter = asyncio.create_task(gauges.keep_refreshed(pool, redis, keys, settings.lease_ttl_ms, stop))
     checks = dict(probes.basics(pool, redis), leases=lambda: gauges.leases_check(redis, keys, worker.leases.owned))
     try:
@@ -90,7 +83,7 @@ async def _actors(settings: Settings, hooks: BatchHooks) -> None:
         await pool.close()
 
 
-def run_actors(settings: Settings, hooks: BatchHooks = BatchHooks()) -> None:
+def run_actors(settings: Settings, hooks: BatchHooks | None = None) -> None:
     asyncio.run(_actors(settings, hooks))
 
 
@@ -117,7 +110,7 @@ def run_scheduler(settings: Settings) -> None:
 async def _webhooks(settings: Settings, hooks: DispatchHooks | None) -> None:
     from webhooks.process import serve
 
-    await serve(settings, _stop_event(), *([hooks] if hooks else []))
+    await serve(settings, _stop_event(), hooks)
 
 
 def run_webhooks(settings: Settings, hooks: DispatchHooks | None = None) -> None:

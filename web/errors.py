@@ -5,16 +5,12 @@ from __future__ import annotations
 import logging
 import re
 
-import asyncpg
 import msgspec
 from aiohttp import web
-from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from common import faults
 
 log = logging.getLogger(__name__)
-# Redis or PostgreSQL out of reach: the request did nothing, or (a command already queued) is answered on retry.
-_UNAVAILABLE = (RedisConnectionError, RedisTimeoutError, ConnectionError, asyncpg.PostgresConnectionError,
-                asyncpg.InterfaceError, OSError)
 
 _TYPES = {
     400: "invalid_request_error",
@@ -75,7 +71,8 @@ async def error_middleware(request: web.Request, handler):
             )
             return ApiError(exc.status, code, exc.reason).response()
         raise
-    except _UNAVAILABLE as exc:
+    # Redis or PostgreSQL out of reach: the request did nothing, or (a command already queued) is answered on retry.
+    except faults.UNAVAILABLE as exc:
         if not request.path.startswith("/b2b/"):
             raise
         log.warning("%s %s: a dependency is unavailable (%r)", request.method, request.path, exc)

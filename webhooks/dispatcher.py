@@ -23,7 +23,7 @@ from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from actors.publication import PublicEvent
-from common import metrics
+from common import faults, metrics
 from common.clock import Clock, utcnow
 from common.secrets import Vault
 from streams.connection import Client
@@ -60,10 +60,11 @@ class Lane:
 
 class Dispatcher:
     def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, vault: Vault,
-                 settings: WebhookSettings = WebhookSettings(), *, clock: Clock = utcnow,
+                 settings: WebhookSettings | None = None, *, clock: Clock = utcnow,
                  jitter: schedule.Jitter = schedule.uniform_jitter, group: str = WEBHOOKS_GROUP, consumer: str = "",
-                 hooks: DispatchHooks = DispatchHooks()):
-        self.pool, self.redis, self.keys, self.vault, self.hooks = pool, redis, keys, vault, hooks
+                 hooks: DispatchHooks | None = None):
+        settings = settings or WebhookSettings()
+        self.pool, self.redis, self.keys, self.vault, self.hooks = pool, redis, keys, vault, hooks or DispatchHooks()
         self.settings, self.clock, self.jitter, self.group = settings, clock, jitter, group
         self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
         self.sender = Sender(settings.timeout_s, clock)
@@ -203,9 +204,9 @@ class Dispatcher:
                 if len(rows) == room:
                     self._waiting.add(endpoint_id)  # there may be more
                 await self._admit(conn, rows)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - faults.report tells a bug from a dependency away
             self._waiting.add(endpoint_id)
-            log.warning("webhooks: taking deliveries of %s failed (%s); the sweep retries", endpoint_id, exc)
+            faults.report(log, f"webhooks: taking deliveries of {endpoint_id}", exc, "the sweep retries")
         finally:
             self._refilling.discard(endpoint_id)
 
@@ -317,9 +318,9 @@ class Dispatcher:
             self._wake.clear()
             try:
                 await self._write_batch()
-            except Exception as exc:
+            except Exception as exc:  # noqa: BLE001 - faults.report tells a bug from a dependency away
                 # Kept in memory and still held here, so no sweep sends them again meanwhile.
-                log.warning("webhooks: attempts not recorded yet (%s); retrying", exc)
+                faults.report(log, "webhooks: recording attempts", exc, "retrying")
                 await asyncio.sleep(0.5)
                 self._wake.set()
 

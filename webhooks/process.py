@@ -7,7 +7,7 @@ import logging
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from common import db, logs, probes
+from common import db, faults, logs, probes
 from common.config import Settings
 from common.secrets import Vault, master_keys
 from streams import connection
@@ -21,18 +21,19 @@ REPORT_EVERY_S = 10.0  # the retry queue's gauges: one count on a partial index
 
 
 def _guarded(job):
-    """A sweep that fails (database restarting) is logged and simply runs again at its next tick."""
+    """A sweep that fails is logged and simply runs again at its next tick: with its traceback when the fault
+    is this code's, since no tick will cure that."""
     async def run() -> None:
         try:
             await job()
         except asyncio.CancelledError:
             pass  # shutting down mid-sweep: what it claimed is leased, and due again after the lease
-        except Exception as exc:
-            log.warning("webhooks: %s failed (%s); next tick retries", job.__name__, exc)
+        except Exception as exc:  # noqa: BLE001 - faults.report tells a bug from a dependency away
+            faults.report(log, f"webhooks: {job.__name__}", exc, "the next tick retries")
     return run
 
 
-async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks = DispatchHooks()) -> None:
+async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | None = None) -> None:
     knobs = webhook_settings.load()
     pool = await db.connect(settings.database_url, min_size=2, max_size=6)
     redis = connection.connect(settings.redis_url)

@@ -1,0 +1,50 @@
+"""Loops that outlive a failure (the actors' outbox sweep, the webhooks' ticks) never swallow it: a dependency
+away is a warning, a fault of the code is an ERROR with its traceback, and the loop goes on."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from types import SimpleNamespace
+
+import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
+
+from actors.runtime import Worker
+from webhooks.process import _guarded
+
+FAILURES = [
+    (RedisConnectionError("Redis away"), logging.WARNING, False),
+    (ConnectionRefusedError("PostgreSQL away"), logging.WARNING, False),
+    (KeyError("a bug"), logging.ERROR, True),
+    (TypeError("a bug"), logging.ERROR, True),
+]
+
+
+@pytest.mark.parametrize("error, level, traceback", FAILURES)
+async def test_the_outbox_sweep_reports_its_failures_and_sweeps_again(caplog, error, level, traceback):
+    stop, sweeps = asyncio.Event(), []
+
+    async def sweep_outbox():
+        sweeps.append(1)
+        if len(sweeps) == 3:
+            stop.set()
+        raise error
+
+    worker = SimpleNamespace(worker_id="w1", sweep_outbox=sweep_outbox)
+    with caplog.at_level(logging.WARNING, logger="actors.runtime"):
+        await asyncio.wait_for(Worker.keep_outbox_swept(worker, stop, every_s=0.001), 5)
+    assert len(sweeps) == 3
+    records = [r for r in caplog.records if "outbox sweep failed" in r.getMessage()]
+    assert [(r.levelno, r.exc_info is not None) for r in records] == [(level, traceback)] * 3
+
+
+@pytest.mark.parametrize("error, level, traceback", FAILURES)
+async def test_a_webhooks_tick_reports_its_failure(caplog, error, level, traceback):
+    async def sweep():
+        raise error
+
+    with caplog.at_level(logging.WARNING, logger="webhooks.process"):
+        await _guarded(sweep)()
+    [record] = [r for r in caplog.records if "sweep failed" in r.getMessage()]
+    assert (record.levelno, record.exc_info is not None) == (level, traceback)
