@@ -19,11 +19,9 @@ from actors.bus import CommandBus
 from chain_watchers import discovery, follow
 from chain_watchers.registry import FAMILIES, Network, Registry, load_registry
 from chain_watchers.watch import AdapterFactory, Bus, Watch, WatchOptions
-from common import backoff, db, logs, metrics, probes
+from common import backoff, logs, metrics, probes, wiring
 from common.clock import Clock, utcnow
 from common.config import Settings
-from streams import connection
-from streams.names import Keys
 
 log = logging.getLogger(__name__)
 _LOCK = 7_204_600  # advisory lock ids 7204600..7204603, one per family: a second process of a family waits
@@ -72,7 +70,8 @@ class Watcher:
         if family not in FAMILIES:
             raise ValueError(f"unknown chain family {family!r}; one of {', '.join(FAMILIES)}")
         if open_adapter is None:
-            from chain_watchers.clients import open_adapter  # the client libraries load only in a watcher process
+            # The client libraries load only in a watcher process.
+            from chain_watchers.clients import open_adapter
         self.family = family
         self.networks: tuple[Network, ...] = tuple(n for n in registry.networks if n.family == family)
         self.options = options or WatchOptions()
@@ -123,24 +122,21 @@ class Watcher:
 async def serve(settings: Settings, family: str, stop: asyncio.Event) -> None:
     """The `service watch --family F` process: waits for its family's lock, then watches until `stop`."""
     registry = load_registry()
-    pool = await db.connect(settings.database_url, min_size=1, max_size=3)
-    redis = connection.connect(settings.redis_url)
-    consumer = f"watch-{family}-{socket.gethostname()}-{os.getpid()}"
-    bus = CommandBus(redis, Keys(settings.redis_prefix, settings.partitions), consumer, settings.reply_timeout_s)
-    await bus.start()
-    watcher = Watcher(family, registry, pool, bus, options=WatchOptions.from_env())
-    try:
-        async with probes.serving(f"watch {family}", settings.host, settings.metrics_port,
-                                  probes.basics(pool, redis)), pool.acquire() as lock:
-            while not await lock.fetchval("SELECT pg_try_advisory_lock($1)", _LOCK + FAMILIES.index(family)):
-                with contextlib.suppress(asyncio.TimeoutError):  # another process watches this family: stand by
-                    await asyncio.wait_for(stop.wait(), 5)
-                if stop.is_set():
-                    return
-            logs.announce(log, f"watch: {family} watcher on {', '.join(n.slug for n in watcher.networks)}")
-            await watcher.run(stop)
-    finally:
-        await watcher.close()
-        await bus.stop()
-        await redis.aclose()
-        await pool.close()
+    async with wiring.opened(settings, pool_min=1, pool_max=3) as wired:
+        consumer = f"watch-{family}-{socket.gethostname()}-{os.getpid()}"
+        bus = CommandBus(wired.redis, wired.keys, consumer, settings.reply_timeout_s)
+        await bus.start()
+        watcher = Watcher(family, registry, wired.pool, bus, options=WatchOptions.from_env())
+        try:
+            async with probes.serving(f"watch {family}", settings.host, settings.metrics_port,
+                                      probes.basics(wired.pool, wired.redis)), wired.pool.acquire() as lock:
+                while not await lock.fetchval("SELECT pg_try_advisory_lock($1)", _LOCK + FAMILIES.index(family)):
+                    with contextlib.suppress(asyncio.TimeoutError):  # another process watches this family: stand by
+                        await asyncio.wait_for(stop.wait(), 5)
+                    if stop.is_set():
+                        return
+                logs.announce(log, f"watch: {family} watcher on {', '.join(n.slug for n in watcher.networks)}")
+                await watcher.run(stop)
+        finally:
+            await watcher.close()
+            await bus.stop()

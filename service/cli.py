@@ -15,8 +15,8 @@ import time
 from pathlib import Path
 
 from chain_watchers.registry import FAMILIES
-from common import config, db, logs, merchants, secrets
-from common.secrets import Vault, master_keys
+from common import config, db, logs, merchants, secrets, wiring
+from common.secrets import master_keys
 
 
 def _settings(args) -> config.Settings:
@@ -53,7 +53,7 @@ async def _with_pool(settings: config.Settings, work):
     await db.migrate(settings.database_url)
     pool = await db.connect(settings.database_url, min_size=1, max_size=2)
     try:
-        return await work(pool, Vault(*master_keys(settings.master_key, settings.data_dir)))
+        return await work(pool, wiring.vault(settings))
     finally:
         await pool.close()
 

@@ -7,7 +7,6 @@ import gc
 import logging
 import os
 import secrets
-import signal
 import socket
 from typing import TYPE_CHECKING
 
@@ -16,24 +15,14 @@ from aiohttp import web
 from actors import gauges
 from actors.bus import CommandBus
 from actors.runtime import BatchHooks, Worker
-from common import db, logs, probes
+from common import db, logs, probes, wiring
 from common.config import Settings
 from service.scheduler import Timers, start
-from streams import connection
-from streams.names import Keys
 
 if TYPE_CHECKING:  # the webhooks process alone loads its package
     from webhooks.dispatcher import DispatchHooks
 
 log = logging.getLogger(__name__)
-
-
-def _stop_event() -> asyncio.Event:
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        loop.add_signal_handler(sig, stop.set)
-    return stop
 
 
 def run_web(settings: Settings) -> None:
@@ -58,29 +47,25 @@ def _settle_garbage_collector() -> None:
 
 
 async def _actors(settings: Settings, hooks: BatchHooks | None) -> None:
-    stop = _stop_event()
-    pool = await db.connect(settings.database_url, min_size=2, max_size=4, server_settings=db.ACTOR_SETTINGS)
-    redis = connection.connect(settings.redis_url)
-    worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-    keys = Keys(settings.redis_prefix, settings.partitions)
-    worker = Worker(pool, redis, keys, worker_id,
-                    settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes,
-                    max_deliveries=settings.command_max_deliveries, retention_s=settings.stream_retention_s,
-                    max_skew_s=settings.command_max_skew_s, hooks=hooks)
-    logs.announce(log, f"actors: worker {worker_id} serving {settings.partitions} partitions")
-    _settle_garbage_collector()
-
-    sweeper = asyncio.create_task(worker.keep_outbox_swept(stop))
-    reporter = asyncio.create_task(gauges.keep_refreshed(pool, redis, keys, settings.lease_ttl_ms, stop))
-    checks = dict(probes.basics(pool, redis), leases=lambda: gauges.leases_check(redis, keys, worker.leases.owned))
-    try:
-        async with probes.serving("actors", settings.host, settings.metrics_port, checks):
-            await worker.run(stop)
-    finally:
-        sweeper.cancel()
-        reporter.cancel()
-        await redis.aclose()
-        await pool.close()
+    stop = wiring.stop_event()
+    async with wiring.opened(settings, pool_min=2, pool_max=4, server_settings=db.ACTOR_SETTINGS) as wired:
+        pool, redis, keys = wired.pool, wired.redis, wired.keys
+        worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+        worker = Worker(pool, redis, keys, worker_id,
+                        settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes,
+                        max_deliveries=settings.command_max_deliveries, retention_s=settings.stream_retention_s,
+                        max_skew_s=settings.command_max_skew_s, hooks=hooks)
+        logs.announce(log, f"actors: worker {worker_id} serving {settings.partitions} partitions")
+        _settle_garbage_collector()
+        sweeper = asyncio.create_task(worker.keep_outbox_swept(stop))
+        reporter = asyncio.create_task(gauges.keep_refreshed(pool, redis, keys, settings.lease_ttl_ms, stop))
+        checks = dict(probes.basics(pool, redis), leases=lambda: gauges.leases_check(redis, keys, worker.leases.owned))
+        try:
+            async with probes.serving("actors", settings.host, settings.metrics_port, checks):
+                await worker.run(stop)
+        finally:
+            sweeper.cancel()
+            reporter.cancel()
 
 
 def run_actors(settings: Settings, hooks: BatchHooks | None = None) -> None:
@@ -88,19 +73,19 @@ def run_actors(settings: Settings, hooks: BatchHooks | None = None) -> None:
 
 
 async def _scheduler(settings: Settings) -> None:
-    stop = _stop_event()
-    pool = await db.connect(settings.database_url, min_size=1, max_size=2)
-    redis = connection.connect(settings.redis_url)
-    bus = CommandBus(redis, Keys(settings.redis_prefix, settings.partitions), "scheduler", settings.reply_timeout_s)
-    await bus.start()
-    scheduler = start(Timers(pool, bus), settings.scheduler_interval_s)
-    logs.announce(log, f"scheduler: sweeping due timers every {settings.scheduler_interval_s} s")
-    async with probes.serving("scheduler", settings.host, settings.metrics_port, probes.basics(pool, redis)):
-        await stop.wait()
-    scheduler.shutdown(wait=False)
-    await bus.stop()
-    await redis.aclose()
-    await pool.close()
+    stop = wiring.stop_event()
+    async with wiring.opened(settings, pool_min=1, pool_max=2) as wired:
+        bus = CommandBus(wired.redis, wired.keys, "scheduler", settings.reply_timeout_s)
+        await bus.start()
+        scheduler = start(Timers(wired.pool, bus), settings.scheduler_interval_s)
+        logs.announce(log, f"scheduler: sweeping due timers every {settings.scheduler_interval_s} s")
+        try:
+            async with probes.serving("scheduler", settings.host, settings.metrics_port,
+                                      probes.basics(wired.pool, wired.redis)):
+                await stop.wait()
+        finally:
+            scheduler.shutdown(wait=False)
+            await bus.stop()
 
 
 def run_scheduler(settings: Settings) -> None:
@@ -110,7 +95,7 @@ def run_scheduler(settings: Settings) -> None:
 async def _webhooks(settings: Settings, hooks: DispatchHooks | None) -> None:
     from webhooks.process import serve
 
-    await serve(settings, _stop_event(), hooks)
+    await serve(settings, wiring.stop_event(), hooks)
 
 
 def run_webhooks(settings: Settings, hooks: DispatchHooks | None = None) -> None:
@@ -120,7 +105,7 @@ def run_webhooks(settings: Settings, hooks: DispatchHooks | None = None) -> None
 async def _watch(settings: Settings, family: str) -> None:
     from chain_watchers.runner import serve
 
-    await serve(settings, family, _stop_event())
+    await serve(settings, family, wiring.stop_event())
 
 
 def run_watch(settings: Settings, family: str) -> None:

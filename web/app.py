@@ -7,14 +7,22 @@ import secrets
 
 from aiohttp import web
 
-from common import db
+from actors.bus import CommandBus
+from common import wiring
 from common.clock import Clock, utcnow
 from common.config import Settings
-from common.secrets import Vault, derived_keys, master_keys
-from streams import connection
-from streams.names import Keys
-from actors.bus import CommandBus
-from web import dashboard, health, metrics, openapi, pages, rate_limits, refund_pages, request_ids, routes
+from common.secrets import derived_keys
+from web import (
+    dashboard,
+    health,
+    metrics,
+    openapi,
+    pages,
+    rate_limits,
+    refund_pages,
+    request_ids,
+    routes,
+)
 from web.auth import signature_middleware
 from web.context import CONTEXT, Context
 from web.errors import error_middleware
@@ -36,17 +44,15 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
     app.on_response_prepare.append(request_ids.add_header)
 
     async def resources(app: web.Application):
-        pool = await db.connect(settings.database_url, max_size=20)
-        redis = connection.connect(settings.redis_url, max_connections=200)
-        keys = Keys(settings.redis_prefix, settings.partitions)
-        vault = Vault(*master_keys(settings.master_key, settings.data_dir))
-        bus = CommandBus(redis, keys, f"web-{secrets.token_hex(6)}", settings.reply_timeout_s)
-        await bus.start()
-        app[CONTEXT] = Context(settings, pool, redis, keys, vault, bus, await derived_keys(pool, vault), clock=clock)
-        yield
-        await bus.stop()
-        await redis.aclose()
-        await pool.close()
+        async with wiring.opened(settings, pool_max=20, redis_connections=200) as wired:
+            bus = CommandBus(wired.redis, wired.keys, f"web-{secrets.token_hex(6)}", settings.reply_timeout_s)
+            await bus.start()
+            try:
+                app[CONTEXT] = Context(settings, wired.pool, wired.redis, wired.keys, wired.vault, bus,
+                                       await derived_keys(wired.pool, wired.vault), clock=clock)
+                yield
+            finally:
+                await bus.stop()
 
     app.cleanup_ctx.append(resources)
     routes.add_routes(app)

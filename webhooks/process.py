@@ -7,11 +7,9 @@ import logging
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from common import db, faults, logs, probes
+from common import faults, logs, probes, wiring
 from common.config import Settings
-from common.secrets import Vault, master_keys
-from streams import connection
-from streams.names import WEBHOOKS_GROUP, Keys
+from streams.names import WEBHOOKS_GROUP
 from webhooks import settings as webhook_settings
 from webhooks.dispatcher import Dispatcher, DispatchHooks
 
@@ -35,29 +33,25 @@ def _guarded(job):
 
 async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | None = None) -> None:
     knobs = webhook_settings.load()
-    pool = await db.connect(settings.database_url, min_size=2, max_size=6)
-    redis = connection.connect(settings.redis_url)
-    keys = Keys(settings.redis_prefix, settings.partitions)
-    dispatcher = Dispatcher(pool, redis, keys, Vault(*master_keys(settings.master_key, settings.data_dir)), knobs,
-                            hooks=hooks)
-    await dispatcher.start()
-    scheduler = AsyncIOScheduler()
-    scheduler.add_job(_guarded(dispatcher.sweep), "interval", seconds=knobs.sweep_interval_s, max_instances=1,
-                      coalesce=True, id="webhook-retries")
-    scheduler.add_job(_guarded(dispatcher.reclaim), "interval", seconds=RECLAIM_EVERY_S, max_instances=1,
-                      coalesce=True, id="webhook-reclaim")
-    scheduler.add_job(_guarded(dispatcher.report), "interval", seconds=REPORT_EVERY_S, max_instances=1,
-                      coalesce=True, id="webhook-gauges")
-    scheduler.start()
-    logs.announce(log, f"webhooks: delivering events from {keys.events} "
-                       f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints")
-    logs.announce(log, f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once per endpoint;"
-                       f" retries swept every {knobs.sweep_interval_s:g} s")
-    try:
-        async with probes.serving("webhooks", settings.host, settings.metrics_port, probes.basics(pool, redis)):
-            await dispatcher.run(stop)
-    finally:
-        scheduler.shutdown(wait=False)
-        await dispatcher.close()
-        await redis.aclose()
-        await pool.close()
+    async with wiring.opened(settings, pool_min=2, pool_max=6) as wired:
+        dispatcher = Dispatcher(wired.pool, wired.redis, wired.keys, wired.vault, knobs, hooks=hooks)
+        await dispatcher.start()
+        scheduler = AsyncIOScheduler()
+        scheduler.add_job(_guarded(dispatcher.sweep), "interval", seconds=knobs.sweep_interval_s, max_instances=1,
+                          coalesce=True, id="webhook-retries")
+        scheduler.add_job(_guarded(dispatcher.reclaim), "interval", seconds=RECLAIM_EVERY_S, max_instances=1,
+                          coalesce=True, id="webhook-reclaim")
+        scheduler.add_job(_guarded(dispatcher.report), "interval", seconds=REPORT_EVERY_S, max_instances=1,
+                          coalesce=True, id="webhook-gauges")
+        scheduler.start()
+        logs.announce(log, f"webhooks: delivering events from {wired.keys.events} "
+                           f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints")
+        logs.announce(log, f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once per"
+                           f" endpoint; retries swept every {knobs.sweep_interval_s:g} s")
+        try:
+            async with probes.serving("webhooks", settings.host, settings.metrics_port,
+                                      probes.basics(wired.pool, wired.redis)):
+                await dispatcher.run(stop)
+        finally:
+            scheduler.shutdown(wait=False)
+            await dispatcher.close()

@@ -9,9 +9,10 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-# What each package may import of the project; the pure helpers of `common` import nothing at all.
+# What each package may import of the project; the pure helpers of `common` import nothing at all, and of its
+# I/O helpers only the process wiring (common/wiring.py) opens a Redis client.
 ALLOWED = {
-    "common": set(),
+    "common": {"streams"},
     "contract": set(),
     "readmodel": set(),
     "streams": set(),
@@ -22,6 +23,7 @@ ALLOWED = {
     "service": {"actors", "chain_watchers", "common", "contract", "readmodel", "streams", "web", "webhooks"},
 }
 PURE = ("common/money.py", "common/ids.py", "common/clock.py", "common/bounds.py", "common/backoff.py")
+WIRING = "common/wiring.py"
 
 
 def _imports(path: Path) -> set[str]:
@@ -48,3 +50,8 @@ def test_a_package_imports_only_the_layers_below_it(package):
 @pytest.mark.parametrize("module", PURE)
 def test_pure_helpers_import_nothing_of_the_project_but_each_other(module):
     assert not (_imports(ROOT / module) & (set(ALLOWED) - {"common"}))
+
+
+def test_of_common_only_the_process_wiring_imports_streams():
+    assert {str(path.relative_to(ROOT)) for path in (ROOT / "common").rglob("*.py") if "streams" in _imports(path)} \
+        == {WIRING}
