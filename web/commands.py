@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
 from typing import TypeVar
 
 import msgspec
@@ -15,6 +12,7 @@ from actors import invariants
 from actors import messages as m
 from actors.errors import Refused, not_found
 from common import logs, money
+from common.ids import derived_id, random_id
 from readmodel import order as views
 from readmodel.order import OrderView
 from streams.producer import ReplyTimeout, SignatureSpent
@@ -56,9 +54,8 @@ class Ids:
 
     def make(self, prefix: str, what: str, nbytes: int = 12) -> str:
         if self._seed is None:
-            return f"{prefix}_{secrets.token_hex(nbytes)}"
-        digest = hmac.new(self._secret, f"{self._seed}\x00{what}".encode(), hashlib.sha256).hexdigest()
-        return f"{prefix}_{digest[: nbytes * 2]}"
+            return random_id(prefix, nbytes)
+        return derived_id(prefix, self._seed, what, nbytes, self._secret)
 
 
 def checked(command: m.Command) -> m.Command:
