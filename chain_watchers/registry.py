@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import pathlib
 import re
@@ -16,6 +17,19 @@ _ENV_REF = re.compile(r"\$\{([A-Z0-9_]+)(?::-([^}]*))?\}")
 
 Family = Literal["evm", "solana", "tron", "ton"]
 FAMILIES: tuple[Family, ...] = get_args(Family)  # one watcher process each
+# Each family's adapter, imported on first use: the web needs only their pure checks (addresses, hashes, links),
+# not the client libraries a watcher loads with them.
+_ADAPTERS: dict[Family, tuple[str, str]] = {
+    "evm": ("chain_watchers.evm", "EvmAdapter"),
+    "solana": ("chain_watchers.solana", "SolanaAdapter"),
+    "tron": ("chain_watchers.tron", "TronAdapter"),
+    "ton": ("chain_watchers.ton", "TonAdapter"),
+}
+
+
+def adapter_class(family: Family) -> type:
+    module, name = _ADAPTERS[family]
+    return getattr(importlib.import_module(module), name)
 
 
 class UnknownNetwork(KeyError):

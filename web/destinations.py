@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import importlib
 from functools import lru_cache
 
+from actors.messages import Destination
 from chain_watchers import (
     InvalidAddress,
     InvalidTxHash,
@@ -14,25 +14,13 @@ from chain_watchers import (
     UnknownToken,
     load_registry,
 )
-from actors.messages import Destination
+from chain_watchers.registry import adapter_class
 from web.errors import ApiError
-
-_ADAPTERS = {
-    "evm": ("chain_watchers.evm", "EvmAdapter"),
-    "solana": ("chain_watchers.solana", "SolanaAdapter"),
-    "tron": ("chain_watchers.tron", "TronAdapter"),
-    "ton": ("chain_watchers.ton", "TonAdapter"),
-}
 
 
 @lru_cache(maxsize=1)
 def registry() -> Registry:
     return load_registry()
-
-
-def adapter_class(family: str):
-    module, name = _ADAPTERS[family]
-    return getattr(importlib.import_module(module), name)
 
 
 def network(slug: str, param: str) -> Network:

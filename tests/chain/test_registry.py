@@ -9,7 +9,14 @@ import pytest
 
 from chain_watchers.base import UnknownToken
 from chain_watchers.evm import EvmAdapter
-from chain_watchers.registry import DEFAULT_FILE, UnknownNetwork, load_registry, parse_registry
+from chain_watchers.registry import (
+    DEFAULT_FILE,
+    FAMILIES,
+    UnknownNetwork,
+    adapter_class,
+    load_registry,
+    parse_registry,
+)
 from chain_watchers.solana import SolanaAdapter
 from chain_watchers.ton import TonAdapter
 from chain_watchers.tron import TronAdapter
@@ -50,6 +57,12 @@ def test_shipped_network(slug: str, chain_id: int | None, testnet: bool, coins: 
     for coin in network.stablecoins:
         assert adapter.validate_address(coin.address)  # checksums catch a mistyped address
     assert network.rpc_url.startswith("http")
+
+
+@pytest.mark.parametrize("family", FAMILIES)
+def test_each_family_names_its_adapter_once(family: str) -> None:
+    assert set(ADAPTERS) == set(FAMILIES)
+    assert adapter_class(family) is ADAPTERS[family]
 
 
 def test_shipped_registry_has_exactly_the_expected_networks() -> None:

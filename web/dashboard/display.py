@@ -6,7 +6,14 @@ from typing import Any
 
 from pytoniq_core import Address
 
-from chain_watchers import InvalidAmount, Network, UnknownNetwork, UnknownToken, to_base_units
+from chain_watchers import (
+    InvalidAmount,
+    Network,
+    UnknownNetwork,
+    UnknownToken,
+    to_base_units,
+)
+from chain_watchers.registry import adapter_class
 from common import money
 from web import destinations
 from web.pages.quotes import network_name, shown_address
@@ -38,7 +45,7 @@ def symbol(slug: str, token_address: str) -> str:
     if net is None:
         return token_address
     try:
-        return destinations.adapter_class(net.family).stablecoin(net, token_address).symbol
+        return adapter_class(net.family).stablecoin(net, token_address).symbol
     except (UnknownToken, ValueError):
         return token_address
 
@@ -68,7 +75,7 @@ def payout(slug: str, to_address: str, token_address: str, amount: int) -> dict[
     if net is None:
         return {"family": None, "address": to_address, "token": token_address, "amount": money.format(amount),
                 "link": None}
-    adapter = destinations.adapter_class(net.family)(net, None)  # links and address forms need no client
+    adapter = adapter_class(net.family)(net, None)  # links and address forms need no client
     link = None
     try:
         coin = adapter.stablecoin(net, token_address)

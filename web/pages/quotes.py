@@ -10,10 +10,16 @@ import eth_abi
 import msgspec
 from pytoniq_core import Address
 
-from chain_watchers import InvalidAddress, InvalidAmount, Network, Registry, to_base_units
+from chain_watchers import (
+    InvalidAddress,
+    InvalidAmount,
+    Network,
+    Registry,
+    to_base_units,
+)
 from chain_watchers.references import reference
+from chain_watchers.registry import adapter_class
 from common import money
-from web.destinations import adapter_class
 
 log = logging.getLogger(__name__)
 TRANSFER_SELECTOR = bytes.fromhex("a9059cbb")  # keccak("transfer(address,uint256)")[:4]
