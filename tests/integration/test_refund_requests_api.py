@@ -7,9 +7,17 @@ import re
 from datetime import datetime
 
 import pytest
+from redis.exceptions import ConnectionError as RedisConnectionError
 
-from tests.integration.helpers import USDT, expire_due, order, pay, quick
-from tests.integration.test_refunds_api import DEST, events, last_seq, paid_order, set_auto_approve
+from tests.integration.helpers import USDT, expire_due, pay, quick
+from tests.integration.test_refunds_api import (
+    DEST,
+    events,
+    last_seq,
+    paid_order,
+    set_auto_approve,
+)
+from web.context import CONTEXT
 
 
 async def mint(client, **body):
@@ -23,7 +31,7 @@ async def minted(client, order_id: str, amount: str = "5.00", **extra) -> dict:
 
 
 def _when(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00"))
+    return datetime.fromisoformat(text)
 
 
 class Buyer:
@@ -227,7 +235,7 @@ async def test_expiry_by_scheduler_and_at_read_time(stack, merchant):
     token = (await minted(merchant, order_id, ttl_seconds=1))["token"]
     stack.clock.advance(1.1)
     status, read = await merchant.get(f"/b2b/v1/refund-requests/{token}")
-    assert read["status"] == "EXPIRED_UNUSED"  # before any sweep ran
+    assert (status, read["status"]) == (200, "EXPIRED_UNUSED")  # before any sweep ran
     assert await expire_due(stack, 0) >= 1
     for _ in range(50):
         if await stack.pool.fetchval("SELECT status FROM refund_tokens WHERE token = $1", token) == "EXPIRED_UNUSED":
@@ -424,3 +432,36 @@ async def test_token_row_through_http(stack, merchant, buyer, trigger, status, s
     assert recorded[-len(tail):] == tail
     if state is not None:
         assert await stack.pool.fetchval("SELECT status FROM refund_tokens WHERE token = $1", token) == state
+
+
+async def test_the_hosted_form_answers_an_unreachable_or_slow_queue_like_the_api(stack, merchant, buyer, monkeypatch):
+    """The form's command takes the API's round trip: Redis away is a JSON 503 that names the command and
+    created nothing; no answer in time is a 504, and the command still applies."""
+    order_id = await paid_order(merchant)
+    token = (await minted(merchant, order_id))["token"]
+    csrf = await buyer.csrf(token)
+    bus = stack.server.app[CONTEXT].bus
+
+    async def unreachable(*args, **kwargs):
+        raise RedisConnectionError("Connection refused")
+
+    monkeypatch.setattr(bus, "send", unreachable)
+    status, answer = await buyer.submit(token, "2.00", csrf=csrf)
+    assert (status, answer["error"]["code"]) == (503, "service_unavailable"), answer
+    assert answer["error"]["command_id"].startswith("cmd_")
+    async with stack.http.post(f"{stack.base_url}/refund-request/{token}/renewal", json={"csrf": csrf}) as resp:
+        assert (resp.status, (await resp.json())["error"]["code"]) == (503, "service_unavailable")
+    monkeypatch.undo()
+    assert await stack.pool.fetchval("SELECT count(*) FROM refunds WHERE order_id = $1", order_id) == 0
+
+    monkeypatch.setattr(bus, "timeout_s", 0.001)  # the web gives up long before any actor can answer
+    status, answer = await buyer.submit(token, "2.00", csrf=csrf)
+    assert (status, answer["error"]["code"]) == (504, "command_timeout"), answer
+    assert "reload the page" in answer["error"]["message"]
+    monkeypatch.undo()
+    for _ in range(200):
+        if await stack.pool.fetchval("SELECT count(*) FROM refunds WHERE order_id = $1", order_id):
+            break
+        await asyncio.sleep(0.05)
+    status, body = await merchant.get(f"/b2b/v1/refund-requests/{token}")
+    assert (status, body["status"]) == (200, "SUBMITTED")
