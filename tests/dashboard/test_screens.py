@@ -8,10 +8,10 @@ from playwright.async_api import expect
 
 from common import money
 from tests.dashboard.support import SIZES, decode_qr, sign_in
-from tests.e2e.support import receive_addresses
-from tests.integration.helpers import quick, pay
-from web.dashboard import display
+from tests.e2e.support import console_errors, receive_addresses
+from tests.integration.helpers import pay, quick
 from web import destinations
+from web.dashboard import display
 
 CUSTOMER = receive_addresses("customer")
 FAMILIES = {"evm": "sepolia", "solana": "solana-devnet", "tron": "tron-nile", "ton": "ton-testnet"}
@@ -46,6 +46,7 @@ async def test_execution_screen_shows_the_transfer_and_the_networks_own_link(pag
     assert (await pay(staff.client, order_id, "10.00"))[0] == 201
     refund_id = await refund_on(staff.client, order_id, network)
     await sign_in(page, staff)
+    errors = console_errors(page)
     await page.goto(staff.url(f"/refunds/{refund_id}"))
     send = display.payout(network, destinations.address(destinations.network(network, "n"), CUSTOMER[network], "a"),
                           destinations.registry().network(network).stablecoins[0].address, money.parse("3.25"))
@@ -64,6 +65,7 @@ async def test_execution_screen_shows_the_transfer_and_the_networks_own_link(pag
     for size, viewport in SIZES.items():
         await page.set_viewport_size(viewport)
         await page.screenshot(path=screenshots / f"execution-{family}-{size}.png", full_page=True)
+    assert errors == []
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -71,6 +73,7 @@ async def test_order_page_and_dialog_screenshots(page, staff, screenshots, size)
     order_id = await rich_order(staff.client)
     await page.set_viewport_size(SIZES[size])
     await sign_in(page, staff)
+    errors = console_errors(page)
     await page.goto(staff.url(f"/orders/{order_id}"))
     payment = (await staff.client.get(f"/b2b/v1/orders/{order_id}"))[1]["payments"][0]
     explorer = page.get_by_test_id("payments").get_by_role("link", name=payment["tx_hash"])
@@ -90,6 +93,12 @@ async def test_order_page_and_dialog_screenshots(page, staff, screenshots, size)
     await dialog.get_by_role("button", name="Create link").click()
     await expect(page.get_by_test_id("refund-link-result")).to_be_visible()
     await page.screenshot(path=screenshots / f"dialog-link-{size}.png")
+    assert errors == []
+
+
+# What each screen must show of rich_order: its heading, and a part of the page that holds the order's facts.
+SCREENS = {"orders": ("Orders", "orders", "A-1001"), "review": ("Review", "tokens", "up to 8.00 USD"),
+           "settings": ("Settings", "addresses", "Receive addresses")}
 
 
 @pytest.mark.parametrize("size", SIZES)
@@ -97,6 +106,11 @@ async def test_list_review_and_settings_screenshots(page, staff, screenshots, si
     await rich_order(staff.client)
     await page.set_viewport_size(SIZES[size])
     await sign_in(page, staff)
-    for name in ("orders", "review", "settings"):
+    errors = console_errors(page)
+    for name, (heading, part, text) in SCREENS.items():
         await page.goto(staff.url(f"/{name}"))
+        await expect(page.get_by_role("heading", level=1)).to_have_text(heading)
+        await expect(page.get_by_test_id(part)).to_be_visible()
+        await expect(page.get_by_test_id(part)).to_contain_text(text)
         await page.screenshot(path=screenshots / f"{name}-{size}.png", full_page=True)
+    assert errors == []

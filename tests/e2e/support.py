@@ -96,3 +96,12 @@ class Shop:
         frame = await handle.content_frame()
         await frame.wait_for_selector("#status")
         return frame
+
+
+def console_errors(page: Page) -> list[str]:
+    """Errors the page logs or throws from now on (frames included)."""
+    errors: list[str] = []
+    page.on("console", lambda message: errors.append(f"{message.text} {message.location}") if message.type == "error" else None)
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
+    return errors

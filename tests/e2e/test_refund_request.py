@@ -7,8 +7,9 @@ the form leads to once submitted.
 from __future__ import annotations
 
 import pytest
+from playwright.async_api import expect
 
-from tests.e2e.support import SEPOLIA_USDC
+from tests.e2e.support import SEPOLIA_USDC, console_errors
 from tests.integration.helpers import pay
 
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
@@ -65,7 +66,14 @@ async def test_a_redirected_refund_request_submits_on_the_hosted_page(shop):
 @pytest.mark.parametrize("size", SIZES)
 async def test_refund_form_screenshot(shop, screenshots, size):
     token = await mint(shop)
+    errors = console_errors(shop.page)
     await shop.page.set_viewport_size(SIZES[size])
     await shop.page.goto(f"{shop.stack.base_url}/refund-request/{token}")
-    await shop.page.wait_for_selector("form[data-testid=refund-form]")
+    form = shop.page.get_by_test_id("refund-form")
+    await expect(form).to_be_visible()
+    await expect(shop.page.get_by_test_id("refund-ceiling")).to_contain_text("10.00")
+    await expect(form.locator("[name=amount]")).to_have_value("10.00")
+    await expect(form.locator("[type=submit]")).to_be_visible()
+    await expect(shop.page.get_by_test_id("refund-error")).to_be_hidden()
     await shop.page.screenshot(path=screenshots / f"refund-form-{size}.png", full_page=True)
+    assert errors == []

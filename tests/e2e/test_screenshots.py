@@ -6,22 +6,13 @@ from __future__ import annotations
 import pytest
 from playwright.async_api import Frame, Page, expect
 
+from tests.e2e.support import console_errors
+
 SIZES = {"phone": {"width": 390, "height": 844}, "desktop": {"width": 1280, "height": 800}}
 ITEMS = [
     {"name": "Ethiopia Guji, 250 g", "unit_amount": "14.50", "quantity": 2},
     {"name": "Paper filters (100)", "unit_amount": "4.25", "quantity": 1},
 ]
-
-
-
-
-def console_errors(page: Page) -> list[str]:
-    """Errors the page logs or throws from now on (frames included)."""
-    errors: list[str] = []
-    page.on("console", lambda message: errors.append(f"{message.text} {message.location}") if message.type == "error" else None)
-    page.on("pageerror", lambda error: errors.append(str(error)))
-    page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 else None)
-    return errors
 
 
 async def shows_the_order(view: Page | Frame) -> None:
