@@ -6,7 +6,8 @@ from datetime import datetime
 
 import asyncpg
 
-from webhooks.events import Envelope, encode
+from contract.api import Event
+from webhooks.events import encode
 from webhooks.sql import Params
 
 _COLUMNS = ("delivery_id, event_id, endpoint_id, event_type, status, attempts, next_attempt_at, last_attempt_at,"
@@ -43,7 +44,7 @@ async def attempts(conn: asyncpg.Connection, delivery_ids: list[str]) -> dict[st
 _AGAIN = "status = 'pending', next_attempt_at = {now}, round_attempts = 0, round_started_at = NULL"
 
 
-async def redeliver_event(conn: asyncpg.Connection, endpoint_id: str, merchant_id: str, envelope: Envelope,
+async def redeliver_event(conn: asyncpg.Connection, endpoint_id: str, merchant_id: str, envelope: Event,
                           now: datetime) -> str:
     """The event's delivery to this endpoint, made or made due again; whether or not the endpoint wants its type."""
     return await conn.fetchval(

@@ -10,8 +10,9 @@ import msgspec
 from common.clock import iso
 from common.ids import random_id, secret_token
 from common.secrets import Vault
+from contract.api import Event
 from webhooks import store
-from webhooks.events import Envelope, record_merchant_event
+from webhooks.events import record_merchant_event
 
 MAX_PER_MODE = 16
 ALL_EVENTS = "*"
@@ -120,7 +121,7 @@ async def roll(conn: asyncpg.Connection, vault: Vault, endpoint: Endpoint, overl
     return _endpoint(row), secret
 
 
-async def disable_failing(conn: asyncpg.Connection, endpoint_id: str, now: datetime) -> tuple[Envelope, str] | None:
+async def disable_failing(conn: asyncpg.Connection, endpoint_id: str, now: datetime) -> tuple[Event, str] | None:
     """Disable an endpoint that failed for the whole retry window; the event telling the merchant, and
     the merchant id, or None when it was no longer enabled."""
     row = await conn.fetchrow(

@@ -13,32 +13,23 @@ from actors.order import evolve
 from actors.publication import PublicEvent, publish
 from common.clock import iso
 from common.ids import random_id
+from contract.api import Event
 from webhooks.sql import Params
 
 
-class Envelope(msgspec.Struct, frozen=True):
-    """`{id, type, created_at, livemode, data}`: the routing facts of the stream entry stay behind."""
-
-    id: str
-    type: str
-    created_at: str
-    livemode: bool
-    data: dict[str, Any]
-
-
 class Listed(msgspec.Struct, frozen=True):
-    envelope: Envelope
+    envelope: Event
     created_at: datetime  # full precision, for the cursor
     tiebreak: str         # orders events of one instant: an order's events by seq
 
 
 encode = msgspec.json.Encoder().encode
 # A published event's bytes hold the routing facts too (merchant_id, order_id, seq); the envelope leaves them.
-_decode_published = msgspec.json.Decoder(Envelope).decode
+_decode_published = msgspec.json.Decoder(Event).decode
 
 
-def from_public(event: PublicEvent) -> Envelope:
-    return Envelope(event.id, event.type, event.created_at, event.livemode, event.data)
+def from_public(event: PublicEvent) -> Event:
+    return Event(id=event.id, type=event.type, created_at=event.created_at, livemode=event.livemode, data=event.data)
 
 
 # Both logs in one order; only the filters asked for are written into the query, so each shape gets
@@ -61,8 +52,9 @@ def _query(filters: dict[str, object], before: tuple[datetime, str] | None, limi
         where = p.equal(filters) + p.before(before, f"created_at, {tiebreak}")
         parts.append(f"(SELECT {columns}, {tiebreak} AS tiebreak FROM {table} WHERE {' AND '.join(where)}"
                      f" ORDER BY created_at DESC, {tiebreak} DESC LIMIT {p(limit)})")
-    return (f"SELECT * FROM ({' UNION ALL '.join(parts)}) AS both_logs"
-            f" ORDER BY created_at DESC, tiebreak DESC LIMIT {p(limit)}", p.values)
+    query = (f"SELECT * FROM ({' UNION ALL '.join(parts)}) AS both_logs"
+             f" ORDER BY created_at DESC, tiebreak DESC LIMIT {p(limit)}")
+    return query, p.values
 
 
 # Each listed order's log up to the last event the page needs: the public data of an event depends on
@@ -75,9 +67,9 @@ ORDER BY e.order_id, e.seq
 """
 
 
-async def _replayed(conn: asyncpg.Connection, wanted: dict[str, int]) -> dict[str, Envelope]:
+async def _replayed(conn: asyncpg.Connection, wanted: dict[str, int]) -> dict[str, Event]:
     rows = await conn.fetch(_HISTORIES, list(wanted), list(wanted.values()))
-    rendered: dict[str, Envelope] = {}
+    rendered: dict[str, Event] = {}
     state = None
     for r in rows:
         event = schema.event(r["data"], r["schema"])
@@ -102,23 +94,23 @@ async def page(conn: asyncpg.Connection, merchant_id: str, livemode: bool, *, ty
     return [Listed(_envelope(r, replayed), r["created_at"], r["tiebreak"]) for r in rows]
 
 
-def _envelope(row, replayed: dict[str, Envelope]) -> Envelope:
+def _envelope(row, replayed: dict[str, Event]) -> Event:
     if row["public"] is not None:
         return _decode_published(row["public"])  # as published: the same envelope its webhooks carried
     if row["order_id"] is not None:
         return replayed[row["event_id"]]  # recorded before events kept their public form (migration 011)
-    return Envelope(row["event_id"], row["type"], iso(row["created_at"]), row["livemode"],
-                    msgspec.json.decode(row["data"]))
+    return Event(id=row["event_id"], type=row["type"], created_at=iso(row["created_at"]), livemode=row["livemode"],
+                 data=msgspec.json.decode(row["data"]))
 
 
-async def find(conn: asyncpg.Connection, merchant_id: str, livemode: bool, event_id: str) -> Envelope | None:
+async def find(conn: asyncpg.Connection, merchant_id: str, livemode: bool, event_id: str) -> Event | None:
     found = await page(conn, merchant_id, livemode, event_id=event_id, limit=1)
     return found[0].envelope if found else None
 
 
 async def record_merchant_event(conn: asyncpg.Connection, merchant_id: str, livemode: bool, type: str,
-                                data: dict[str, Any], at: datetime) -> Envelope:
-    envelope = Envelope(random_id("evt"), type, iso(at), livemode, data)
+                                data: dict[str, Any], at: datetime) -> Event:
+    envelope = Event(id=random_id("evt"), type=type, created_at=iso(at), livemode=livemode, data=data)
     await conn.execute(
         "INSERT INTO merchant_events (event_id, merchant_id, livemode, type, data, created_at)"
         " VALUES ($1, $2, $3, $4, $5, $6)",

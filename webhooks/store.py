@@ -7,7 +7,8 @@ from typing import NamedTuple
 
 import asyncpg
 
-from webhooks.events import Envelope, encode
+from contract.api import Event
+from webhooks.events import encode
 
 # What a claimed delivery needs to be sent: its row and its endpoint's address and secrets.
 _JOB_COLUMNS = ("d.delivery_id, d.event_id, d.event_type, d.endpoint_id, d.livemode, d.payload, d.attempts,"
@@ -45,7 +46,7 @@ WHERE NOT (d.endpoint_id = ANY($9::text[]))
 class Published(NamedTuple):
     """An event to fan out, with what its deliveries log: the order it concerns and the request that caused it."""
 
-    event: Envelope
+    event: Event
     merchant_id: str
     at: datetime
     order_id: str | None = None
