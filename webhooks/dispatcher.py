@@ -96,9 +96,12 @@ class Dispatcher:
         for lane in self._lanes.values():
             lane.queue.clear()
         if queued:
-            with contextlib.suppress(Exception):
+            try:
                 async with self.pool.acquire() as conn:
                     await store.release(conn, queued, self.clock())
+            except Exception as exc:  # noqa: BLE001 - faults.report tells a bug from a dependency away
+                faults.report(log, "webhooks: handing back queued deliveries", exc,
+                              "their leases run out and a sweep takes them")
         self._held.difference_update(queued)
         await self.drain()
         if self._writer is not None:
