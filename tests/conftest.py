@@ -142,6 +142,15 @@ async def stack(settings, pool, redis, keys):
         yield running_stack
 
 
+@pytest.fixture(autouse=True)
+def _stack_clock_back_to_real_time(request):
+    """The stack lives for the whole session: a test moving its clock forward would leave every later test's
+    commands timed ahead of the watchers, dispatchers and signatures that read the real clock."""
+    yield
+    if "stack" in request.fixturenames:
+        request.getfixturevalue("stack").clock.reset()
+
+
 @pytest.fixture
 async def merchant(stack) -> Signed:
     return await stack.merchant()

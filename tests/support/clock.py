@@ -8,7 +8,9 @@ from common.clock import utcnow
 
 
 class MovableClock:
-    """The real time plus an offset that only grows, so the times an order records never run backwards."""
+    """The real time plus an offset that only grows within a test, so the times an order records never run
+    backwards; each test that moved it gives the real time back at its end (tests/conftest.py), since the
+    watchers, dispatchers and test code beside the stack read the real clock."""
 
     def __init__(self) -> None:
         self.offset = timedelta(0)
@@ -18,3 +20,6 @@ class MovableClock:
 
     def advance(self, seconds: float) -> None:
         self.offset += timedelta(seconds=seconds)
+
+    def reset(self) -> None:
+        self.offset = timedelta(0)
