@@ -123,8 +123,10 @@ def session_body(tag: str, i: int) -> tuple[str, bytes]:
     return PATH, json.dumps({"amount": "10.00", "external_ref": f"bench-{tag}-{i}"}).encode()
 
 
-def refund_body(pair, order_id: str) -> tuple[str, bytes]:
-    body = {"order_id": order_id, "amount": "0.01", "reason": "bench", "refund_to_address": REFUND_TO,
+def refund_body(pair, order_id: str, tag: str, i: int) -> tuple[str, bytes]:
+    # Each body its own (its reason), as each session's external_ref: a request signed twice in one second would
+    # be the same signature, refused as a replay.
+    body = {"order_id": order_id, "amount": "0.01", "reason": f"bench-{tag}-{i}", "refund_to_address": REFUND_TO,
             "refund_network": "ethereum", "refund_token_address": USDT}
     return f"/b2b/v1/merchants/{pair.merchant_id}/refunds", json.dumps(body).encode()
 
@@ -135,7 +137,7 @@ def write_requests(path: Path, count: int, pair, tag: str, paid: list[str]) -> N
     ts = str(int(time.time()))
     with path.open("w") as out:
         for i in range(count):
-            route, body = refund_body(pair, paid[i // 2 % len(paid)]) if paid and i % 2 else session_body(tag, i)
+            route, body = refund_body(pair, paid[i // 2 % len(paid)], tag, i) if paid and i % 2 else session_body(tag, i)
             out.write(f"{ts}\t{sign(pair.secret_key, 'POST', route, ts, body)}\t{route}\t{body.decode()}\n")
 
 
@@ -291,6 +293,8 @@ async def main() -> None:
             report["prefill"] = await prefill.load(pool, database_url, args.prefill, say)
         if args.database:
             report["orders_before"] = await pool.fetchval("SELECT count(*) FROM orders")
+            # Each run has a master key of its own: the derivation root an earlier run sealed opens under none.
+            await pool.execute("DELETE FROM service_secrets")
         await pool.close()
 
         env = dict(os.environ, DATABASE_URL=database_url, REDIS_URL=args.redis_url, REDIS_PREFIX=f"bench{run}:",
