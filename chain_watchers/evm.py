@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from web3 import AsyncWeb3, Web3
@@ -30,6 +31,7 @@ class EvmAdapter(AdapterBase):
         self.w3 = w3
 
     @staticmethod
+    @functools.lru_cache(maxsize=4096)  # a keccak per call; refunds and quotes name the same few addresses again
     def validate_address(address: str) -> str:
         """0x + 40 hex. One-case hex carries no checksum (EIP-55) and is accepted; mixed case must be the checksum."""
         if not _ADDRESS.fullmatch(address):
