@@ -19,7 +19,7 @@ from actors import batch, history
 from actors import messages as m
 from actors.errors import Refused
 from actors.order import Order, evolve, replay
-from streams.connection import Client
+from streams.connection import Client, parse_entry_id
 from streams.names import Keys
 
 _decode_envelope = msgspec.json.Decoder(m.Envelope).decode
@@ -52,13 +52,8 @@ class DryRun(msgspec.Struct, kw_only=True):
     differences: list[Difference]
 
 
-def _id(entry_id: str) -> tuple[int, int]:
-    ms, _, seq = entry_id.partition("-")
-    return int(ms), int(seq or 0)
-
-
-def _in_range(entry_id: str, to_id: str) -> bool:
-    return to_id == "+" or _id(entry_id) <= _id(to_id)
+def _in_range(found: str, to_id: str) -> bool:
+    return to_id == "+" or parse_entry_id(found) <= parse_entry_id(to_id)
 
 
 class _Order:
@@ -169,7 +164,7 @@ async def _as_the_actor_saw_it(conn: asyncpg.Connection, cmd: m.Command, recorde
 def text(found: DryRun) -> str:
     lines = [(f"{found.stream} from {found.from_id} to {found.to_id}: {found.entries} entries, {found.rerun} commands"
              f" run again, {len(found.skipped)} skipped, {len(found.differences)} differ")]
-    if found.first_retained and _id(found.from_id if found.from_id not in ("-", "0") else "0-0") < _id(found.first_retained):
+    if found.first_retained and parse_entry_id(found.from_id if found.from_id not in ("-", "0") else "0-0") < parse_entry_id(found.first_retained):
         lines.append(f"note: the stream keeps entries from {found.first_retained} on (STREAM_RETENTION_S)")
     lines += [f"DIFFERS {d.entry_id} {d.command_id} {d.kind} on {d.order_id}: {d.what}\n"
               f"  recorded: {msgspec.json.encode(d.recorded).decode()}\n  now:      {msgspec.json.encode(d.now).decode()}"

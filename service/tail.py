@@ -12,7 +12,13 @@ from typing import Any
 
 import msgspec
 
-from streams.connection import Client, blocking_reader, close_reader, stream_entries
+from streams.connection import (
+    Client,
+    blocking_reader,
+    close_reader,
+    parse_entry_id,
+    stream_entries,
+)
 from streams.names import Keys
 
 FOLLOW_BLOCK_MS = 1000
@@ -112,8 +118,8 @@ async def tail(redis: Client, stream: str, start: str, order_id: str | None = No
         await close_reader(redis, reader)
 
 
-def _before(entry_id: str) -> str:
-    ms, _, seq = entry_id.partition("-")
-    if seq and int(seq) > 0:
-        return f"{ms}-{int(seq) - 1}"
-    return f"{int(ms) - 1}-{2**64 - 1}" if int(ms) > 0 else "0-0"
+def _before(start: str) -> str:
+    ms, seq = parse_entry_id(start)
+    if seq > 0:
+        return f"{ms}-{seq - 1}"
+    return f"{ms - 1}-{2**64 - 1}" if ms > 0 else "0-0"

@@ -48,6 +48,12 @@ async def close_reader(redis: Client, reader: Client) -> None:
         await reader.aclose()
 
 
+def parse_entry_id(raw: bytes | str) -> tuple[int, int]:
+    """A stream entry id (`ms-seq`, or `ms` alone) as numbers, which order as Redis orders the entries."""
+    ms, _, seq = (raw.decode() if isinstance(raw, bytes) else raw).partition("-")
+    return int(ms), int(seq or 0)
+
+
 def stream_entries(reply: Any) -> list[tuple[str, bytes, dict[bytes, bytes]]]:
     """(stream, entry id, fields) of a parsed XREAD or XREADGROUP reply, in order. RESP2 gives a list of
     [stream, entries] pairs, RESP3 a map; an entry deleted while pending has no fields."""

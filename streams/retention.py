@@ -14,14 +14,9 @@ import time
 
 from redis.exceptions import ResponseError
 
-from streams.connection import Client
+from streams.connection import Client, parse_entry_id
 
 log = logging.getLogger(__name__)
-
-
-def _id(raw: bytes | str) -> tuple[int, int]:
-    ms, _, seq = (raw.decode() if isinstance(raw, bytes) else raw).partition("-")
-    return int(ms), int(seq or 0)
 
 
 async def keep_from(redis: Client, stream: str, retention_s: float, now_ms: int | None = None) -> tuple[int, int]:
@@ -33,9 +28,9 @@ async def keep_from(redis: Client, stream: str, retention_s: float, now_ms: int 
         # Acknowledged since XINFO answered: no pending entry left, and its last delivered one is the mark.
         oldest_pending = (await redis.xpending(stream, name))["min"] if group["pending"] else None
         if oldest_pending is not None:
-            first = _id(oldest_pending)
+            first = parse_entry_id(oldest_pending)
         else:
-            ms, seq = _id(group["last-delivered-id"])
+            ms, seq = parse_entry_id(group["last-delivered-id"])
             first = (ms, seq + 1)
             if first < floor and not await redis.xrange(stream, f"{ms}-{seq + 1}", f"{floor[0]}-{floor[1]}", count=1):
                 continue  # nothing unread before the window's start: the group holds nothing back
