@@ -7,11 +7,14 @@ from collections.abc import AsyncIterator, Callable
 
 import msgspec
 import pytest
+from aiohttp.test_utils import TestServer
 
 from actors.bus import CommandBus
-from chain_watchers.registry import Network, Registry
+from chain_watchers.clients import open_adapter
+from chain_watchers.registry import Network, Registry, load_registry
 from chain_watchers.runner import Watcher
 from chain_watchers.watch import AdapterFactory, WatchOptions
+from tests.chain.fake_solana_rpc import Cluster, build_app
 from tests.chain.test_evm import EvmWorld
 from tests.watchers.evm_shop import EvmShop, use_local_token
 from web import destinations
@@ -56,6 +59,15 @@ async def shop(stack, merchant, watchers, monkeypatch) -> AsyncIterator[EvmShop]
     yield await EvmShop(stack, merchant, chain, watchers).start()
     monkeypatch.undo()
     destinations.registry.cache_clear()
+
+
+@pytest.fixture
+async def solana(watchers) -> AsyncIterator[tuple]:
+    """(cluster, network, watcher): the local Solana JSON-RPC cluster as solana-devnet, and a watcher on it alone."""
+    cluster = Cluster()
+    async with TestServer(build_app(cluster)) as server:
+        network = load_registry(env={"SOLANA_DEVNET_RPC_URL": str(server.make_url("/"))}).network("solana-devnet")
+        yield cluster, network, watchers("solana", (network,), open_adapter)
 
 
 async def forget_cursors(pool, network: str) -> None:

@@ -4,17 +4,13 @@ hashes, and applied by the order actor. Each row asserts what the merchant sees 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
 import pytest
-from aiohttp.test_utils import TestServer
 from solders.keypair import Keypair
 
 from chain_watchers import references
-from chain_watchers.clients import open_adapter
-from chain_watchers.registry import load_registry
-from tests.chain.fake_solana_rpc import FINALIZED_DEPTH, Cluster, build_app
+from tests.chain.fake_solana_rpc import FINALIZED_DEPTH
 from tests.chain.solana_svm import USDC, USDC_DEVNET, Mint, Transfer, run, serve
 from tests.integration.helpers import expire_due, order, quick
 from tests.watchers import api
@@ -84,14 +80,6 @@ CASES = {
     "refund through a transfer fee arrives short": Case("refund", (Pay(10_000_000, to=BUYER),), "APPROVED", (),
         (("failed", "moved 9.9 USDC to the refund address, less than the 10 owed"),), mints=(FEE_MINT,)),
 }
-
-
-@pytest.fixture
-async def solana(watchers) -> AsyncIterator[tuple]:
-    cluster = Cluster()
-    async with TestServer(build_app(cluster)) as server:
-        network = load_registry(env={"SOLANA_DEVNET_RPC_URL": str(server.make_url("/"))}).network(NETWORK)
-        yield cluster, network, watchers("solana", (network,), open_adapter)
 
 
 def transfers(case: Case, reference: str | None) -> list[Transfer]:

@@ -2,31 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
-import pytest
-from aiohttp.test_utils import TestServer
-
 from chain_watchers import references
-from chain_watchers.clients import open_adapter
-from chain_watchers.registry import load_registry
-from tests.chain.fake_solana_rpc import FINALIZED_DEPTH, Cluster, build_app
+from tests.chain.fake_solana_rpc import FINALIZED_DEPTH
 from tests.integration.helpers import order, quick
 from tests.watchers import api
-from tests.watchers.solana_refund import NETWORK, USDC, refund_on, wallet
+from tests.watchers.solana_refund import USDC, refund_on, wallet
 from web.pages import quotes
 
 
-@pytest.fixture
-async def solana(watchers) -> AsyncIterator[tuple]:
-    cluster = Cluster()
-    async with TestServer(build_app(cluster)) as server:
-        network = load_registry(env={"SOLANA_DEVNET_RPC_URL": str(server.make_url("/"))}).network(NETWORK)
-        yield cluster, network, watchers("solana", (network,), open_adapter)
-
-
 async def test_watcher_executes_a_refund_once_the_slot_is_finalized(merchant, solana) -> None:
-    cluster, network, watcher = solana
+    cluster, _network, watcher = solana
     order_id, refund_id, signature = await refund_on(cluster, merchant, "3.00", depth=5)
 
     await watcher.run_once()
