@@ -92,17 +92,14 @@ class DirectBus:
         published, self.published = self.published, []
         try:
             async with self.pool.acquire() as conn:
-                prepared = await store.prepare(conn, batch.wanted([envelope], {}))
-                decided = batch.decide_batch([envelope], prepared, prepared.orders)
-                if decided.broken:
-                    self.published += published
-                    return batch.internal_error(envelope)
-                if decided.fresh or published:
-                    await store.commit(conn, decided.fresh, decided.changed, decided.encoded, decided.views, published)
+                outcome = await decide_and_commit(conn, envelope, published)
         except BaseException:
             self.published += published  # the statement that would have dropped them did not commit
             raise
-        return decided.outcomes[0]
+        if outcome is None:
+            self.published += published
+            return batch.internal_error(envelope)
+        return outcome
 
     async def _sweep(self) -> None:
         """Drop the outbox rows of published requests when no request came to take them, and publish what a
@@ -122,6 +119,19 @@ class DirectBus:
                             await store.drop_outbox(conn, [batch_id for batch_id, _ in rows])
             except Exception:
                 log.exception("outbox sweep failed; trying again")
+
+
+async def decide_and_commit(conn: asyncpg.Connection, envelope: m.Envelope,
+                            published: list[str]) -> store.Outcome | None:
+    """One command decided against its order's stored state and committed, with the outbox rows `published` names,
+    as the actors do with a batch of one; None when it breaks an invariant of the core (nothing is written)."""
+    prepared = await store.prepare(conn, batch.wanted([envelope], {}))
+    decided = batch.decide_batch([envelope], prepared, prepared.orders)
+    if decided.broken:
+        return None
+    if decided.fresh or published:
+        await store.commit(conn, decided.fresh, decided.changed, decided.encoded, decided.views, published)
+    return decided.outcomes[0]
 
 
 def init_peer(settings: config.Settings, pool_size: int) -> web.Application:

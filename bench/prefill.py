@@ -29,15 +29,15 @@ import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from actors import batch, store
 from actors import messages as m
+from bench.peer import decide_and_commit
 from common import db
 from common.clock import utcnow
 
 MERCHANTS = 1000
 CHUNK = 50_000
 STEP_S = 6  # seconds between two prefilled orders' creation times
-USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"
+USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"  # Ethereum's USDT, as config/networks.toml lists it
 
 
 def _hex(n: int = 12) -> str:
@@ -47,10 +47,8 @@ def _hex(n: int = 12) -> str:
 async def _apply(pool: asyncpg.Pool, command: m.Command) -> None:
     envelope = m.Envelope(command_id=f"cmd_{_hex()}", command=command)
     async with pool.acquire() as conn:
-        prepared = await store.prepare(conn, batch.wanted([envelope], {}))
-        decided = batch.decide_batch([envelope], prepared, prepared.orders)
-        assert decided.fresh and decided.fresh[0].appended, decided.outcomes[0].reply
-        await store.commit(conn, decided.fresh, decided.changed, decided.encoded, decided.views, [])
+        outcome = await decide_and_commit(conn, envelope, [])
+    assert outcome is not None and outcome.appended, outcome
 
 
 async def template(pool: asyncpg.Pool, merchant_id: str) -> dict[str, str]:

@@ -115,7 +115,6 @@ class RssSampler:
 
 
 REFUND_TO = "0x1111111111111111111111111111111111111111"
-USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"  # Ethereum's USDT, as config/networks.toml lists it
 PAID_ORDERS = 2000  # refunds of the refund mix go round these, 0.01 each: 1,000 fit in one order's 10.00
 
 
@@ -127,7 +126,7 @@ def refund_body(pair, order_id: str, tag: str, i: int) -> tuple[str, bytes]:
     # Each body its own (its reason), as each session's external_ref: a request signed twice in one second would
     # be the same signature, refused as a replay.
     body = {"order_id": order_id, "amount": "0.01", "reason": f"bench-{tag}-{i}", "refund_to_address": REFUND_TO,
-            "refund_network": "ethereum", "refund_token_address": USDT}
+            "refund_network": "ethereum", "refund_token_address": prefill.USDT}
     return f"/b2b/v1/merchants/{pair.merchant_id}/refunds", json.dumps(body).encode()
 
 
@@ -176,7 +175,7 @@ async def paid_orders(base_url: str, pair, count: int) -> list[str]:
         async def one(i: int) -> str:
             order_id = (await post(*session_body("paid", i)))["order_id"]
             await post(f"/b2b/v1/test-helpers/orders/{order_id}/payments",
-                       json.dumps({"amount": "10.00", "network": "ethereum", "token_address": USDT}).encode())
+                       json.dumps({"amount": "10.00", "network": "ethereum", "token_address": prefill.USDT}).encode())
             return order_id
 
         gate = asyncio.Semaphore(32)

@@ -66,7 +66,9 @@ def serve_receiver(port: int) -> None:
     async def latency(request: web.Request) -> web.Response:
         ordered = sorted(latencies_ms)
         latencies_ms.clear()
-        at = lambda q: round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1) if ordered else None  # noqa: E731
+        def at(q: float) -> float | None:
+            return round(ordered[min(len(ordered) - 1, int(q * len(ordered)))], 1) if ordered else None
+
         return web.json_response({"deliveries": len(ordered), "p50_ms": at(0.50), "p99_ms": at(0.99)})
 
     app = web.Application()
@@ -80,7 +82,8 @@ def event(merchant_id: str, n: int, timed: bool = False) -> PublicEvent:
     """A payment.settled of the usual size; a timed one carries the time it is appended in its id."""
     order_id = f"ord_bench{n:08d}"
     return PublicEvent(
-        id=f"evt_bench{n:08d}_at{time.time_ns()}" if timed else f"evt_bench{secrets.token_hex(8)}", type="payment.settled", created_at=iso(datetime.now(timezone.utc)),
+        id=f"evt_bench{n:08d}_at{time.time_ns()}" if timed else f"evt_bench{secrets.token_hex(8)}",
+        type="payment.settled", created_at=iso(datetime.now(timezone.utc)),
         livemode=False, merchant_id=merchant_id, order_id=order_id, seq=5,
         data={"order_id": order_id, "order_number": str(1000 + n), "order_status": "PAID", "amount_paid": "25.00"},
     )
