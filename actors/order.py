@@ -243,9 +243,11 @@ def evolve(order: Order | None, event: m.Event) -> Order:
                 session_id=event.session_id,
                 late=event.late,
             )
-            return replace(
-                order, payments=order.payments + (payment,), amount_paid=order.amount_paid + event.amount
-            )
+            # Money reaching an order refunded in full (a buyer paying twice) leaves a paid balance: the order is
+            # partially refunded again, as SPEC 3.3 defines the two statuses, and its new balance can be refunded.
+            status = OrderStatus.PARTIALLY_REFUNDED if order.status is OrderStatus.REFUNDED else order.status
+            return replace(order, payments=order.payments + (payment,), amount_paid=order.amount_paid + event.amount,
+                           status=status)
         case m.OrderPartiallyPaid():
             return replace(order, status=OrderStatus.PARTIAL_PAID)
         case m.OrderPaid() | m.OrderResolved():

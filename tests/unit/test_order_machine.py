@@ -41,6 +41,11 @@ def build(*commands: m.Command):
 
 
 PENDING = (create(),)
+REFUNDED = (create(), pay(OWED),
+            m.CreateRefund(**BASE, at=later(10), refund_id="re_1", link_token="rl_1", amount=OWED, reason="",
+                           destination=m.Destination("0xdest", "ethereum", "0xtoken"), flow="merchant"),
+            m.ConfirmRefundTransfer(**BASE, at=later(20), refund_id="re_1", network="ethereum", tx_hash="0xr",
+                                    token_address="0xtoken"))
 PARTIAL = (create(), pay(4_000_000))
 TIMED_OUT = (create(), m.ExpireSession(**BASE, at=later(1800), session_id="cs_1"))
 
@@ -60,6 +65,8 @@ STATED_MOVES = [
      OrderStatus.CANCELED, ["checkout_session.expired", "order.canceled"], "payment_timeout"),
     ("unpaid-cancel-call-canceled", PENDING, m.CancelOrder(**BASE, at=later(1)),
      OrderStatus.CANCELED, ["checkout_session.expired", "order.canceled"], "merchant_canceled"),
+    ("refunded-paid-again-partially-refunded", REFUNDED, pay(2_000_000, "0xc", later(30)),
+     OrderStatus.PARTIALLY_REFUNDED, ["payment.received"], None),
     ("timeout-canceled-reopen-pending", TIMED_OUT, m.ReopenOrder(**BASE, at=later(2000), session=session(2, opened=later(2000))),
      OrderStatus.PENDING, ["order.reopened", "checkout_session.created"], None),
 ]
