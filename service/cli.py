@@ -17,6 +17,7 @@ from pathlib import Path
 from chain_watchers.registry import FAMILIES
 from common import config, db, logs, merchants, secrets, wiring
 from common.secrets import master_keys
+from service import moments
 
 
 def _settings(args) -> config.Settings:
@@ -161,9 +162,7 @@ def cmd_replay(args) -> int:
     commands run again through today's core (--partition ... --dry-run); exit 1 on any divergence."""
     import msgspec
 
-    from common.clock import utcnow
     from service import dry_run, replay
-    from service.moments import moment
 
     if args.partition is not None:
         if not args.dry_run or args.start is None:
@@ -175,8 +174,7 @@ def cmd_replay(args) -> int:
         failed, text = bool(found.differences), dry_run.text(found)
     elif args.since is not None:
         settings = _with_database(_settings(args))
-        found = asyncio.run(_with_connection(settings, lambda conn: replay.since(
-            conn, moment(args.since, utcnow()), args.merchant)))
+        found = asyncio.run(_with_connection(settings, lambda conn: replay.since(conn, args.since, args.merchant)))
         failed, text = bool(found.diverged), replay.summary_text(found)
     elif args.order_id:
         settings = _with_database(_settings(args))
@@ -232,10 +230,7 @@ def cmd_streams_tail(args) -> int:
     import msgspec
 
     from service import tail
-    from service.moments import duration_s
 
-    back = duration_s(args.since) if args.since else None
-    start = "-" if not args.since else f"{int((time.time() - back) * 1000)}-0" if back is not None else args.since
     encode = msgspec.json.Encoder().encode
 
     async def work(redis, keys, _settings):
@@ -243,7 +238,7 @@ def cmd_streams_tail(args) -> int:
             stream = tail.stream_name(keys, args.stream)
         except ValueError as exc:
             raise SystemExit(str(exc)) from None
-        async for entry in tail.tail(redis, stream, start, args.order, args.follow):
+        async for entry in tail.tail(redis, stream, args.since or "-", args.order, args.follow):
             sys.stdout.write(encode(entry).decode() + "\n")
             sys.stdout.flush()
 
@@ -256,13 +251,10 @@ def cmd_streams_republish(args) -> int:
     """Committed events since a time put on the events stream again (after Redis lost data)."""
     import msgspec
 
-    from common.clock import utcnow
-    from service.moments import moment
     from service.republish import republish
 
-    since = moment(args.since, utcnow())
     found = asyncio.run(_on_streams(lambda redis, keys, settings: _with_connection(
-        settings, lambda conn: republish(conn, redis, keys, since, args.merchant, args.dry_run)), database=True))
+        settings, lambda conn: republish(conn, redis, keys, args.since, args.merchant, args.dry_run)), database=True))
     print(msgspec.json.encode(found).decode() if args.json else
           f"{'would append' if found.dry_run else 'appended'} {found.events} events committed since"
           f" {found.since.isoformat()} to {found.stream}")
@@ -464,11 +456,11 @@ def parser() -> argparse.ArgumentParser:
     tl.add_argument("stream", help="cmd:P (or P), events, dead or reply:CONSUMER")
     tl.add_argument("--follow", action="store_true", help="keep printing entries as they arrive (Ctrl-C stops)")
     tl.add_argument("--order", metavar="ORDER_ID", help="only the entries of this order")
-    tl.add_argument("--since", metavar="ID|DURATION", help="an entry id, or a duration back from now (90s, 15m, 2h)")
+    tl.add_argument("--since", metavar="ID|DURATION", type=moments.entry_start_arg, help="an entry id, or a duration back from now (90s, 15m, 2h)")
     tl.set_defaults(run=cmd_streams_tail)
 
     rp = streams_sub.add_parser("republish", help="put committed events on the events stream again (Redis lost them)")
-    rp.add_argument("--since", required=True, metavar="DATE", help="ISO date or time, or a duration back (2h)")
+    rp.add_argument("--since", required=True, metavar="DATE", type=moments.since_arg, help="ISO date or time, or a duration back (2h)")
     rp.add_argument("--merchant", metavar="MERCHANT_ID", help="only this merchant's events")
     rp.add_argument("--dry-run", action="store_true", help="count them, append nothing")
     rp.add_argument("--json", action="store_true")
@@ -477,7 +469,7 @@ def parser() -> argparse.ArgumentParser:
     rep = sub.add_parser("replay", help="an order's timeline, every order since a time, or a partition's commands"
                                         " run again through today's core; exit 1 on any divergence")
     rep.add_argument("order_id", nargs="?", help="the order whose timeline to show and check")
-    rep.add_argument("--since", metavar="DATE", help="check every order touched since (ISO date or time, or 24h)")
+    rep.add_argument("--since", metavar="DATE", type=moments.since_arg, help="check every order touched since (ISO date or time, or 24h)")
     rep.add_argument("--merchant", metavar="MERCHANT_ID", help="with --since: one merchant's orders")
     rep.add_argument("--partition", type=int, metavar="P", help="run this partition's recorded commands again")
     rep.add_argument("--from", dest="start", metavar="ID", help="with --partition: the first entry id (or -)")

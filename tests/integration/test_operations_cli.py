@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import msgspec
+import pytest
 
 from streams.names import ACTORS_GROUP, Keys
 from tests.integration.helpers import quick
@@ -173,3 +174,18 @@ async def test_republish_puts_committed_events_back_on_a_stream_redis_lost(stack
     ids = [json.loads(fields[b"e"])["id"] for _id, fields in entries]
     assert [e["event_id"] for e in committed] == [i for i in ids if i in {e["event_id"] for e in committed}]
     assert len(ids) == json.loads(out)["events"]
+
+
+def service_error(settings, *args: str) -> tuple[int, str]:
+    env = dict(os.environ, REDIS_URL=settings.redis_url, DATABASE_URL=settings.database_url, LOG_LEVEL="WARNING")
+    done = subprocess.run([sys.executable, "-m", "service", *args], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=60, check=False)
+    return done.returncode, done.stderr
+
+
+@pytest.mark.parametrize("args", [("streams", "tail", "events", "--since", "yesterday"),
+                                  ("streams", "republish", "--since", "2026-13-45"),
+                                  ("replay", "--since", "soon")])
+def test_a_since_that_is_neither_a_time_nor_a_duration_is_a_usage_error_naming_it(settings, args):
+    code, err = service_error(settings, *args)
+    assert code == 2 and f"argument --since: '{args[-1]}' is neither" in err
