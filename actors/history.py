@@ -11,12 +11,13 @@ import msgspec
 
 from actors import messages as m
 from actors import schema
-from common.ids import derived_id
+from common.ids import derived_id, made_at
 
 
 def event_id(command_id: str, seq: int) -> str:
-    """The id of the event a command appended as the order's `seq`-th (the same on every retry of the command)."""
-    return derived_id("evt", command_id, str(seq))
+    """The id of the event a command appended as the order's `seq`-th (the same on every retry of the command). It
+    begins with the command's time, so a batch's events land together in the index."""
+    return derived_id("evt", command_id, str(seq), at_ms=made_at(command_id))
 
 
 class StoredEvent(msgspec.Struct, frozen=True):

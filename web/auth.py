@@ -8,7 +8,7 @@ from aiohttp import web
 
 from common import logs, merchants
 from web import rate_limits
-from web.context import CALLER, ONE_COMMAND, UNSPENT_SIGNATURE, ctx
+from web.context import CALLER, ONE_COMMAND, SIGNED_AT_MS, UNSPENT_SIGNATURE, ctx
 from web.errors import ApiError
 from web.replays import spend
 from web.signing import matches
@@ -36,9 +36,9 @@ async def _api_key(request: web.Request, public_key: str):
     return api_key
 
 
-def _seconds(timestamp: int) -> float:
-    """The timestamp in Unix seconds, whichever unit the client sent."""
-    return timestamp / 1000 if timestamp >= MILLISECONDS_FROM else timestamp
+def _milliseconds(timestamp: int) -> int:
+    """The timestamp in Unix milliseconds, whichever unit the client sent."""
+    return timestamp if timestamp >= MILLISECONDS_FROM else timestamp * 1000
 
 
 @web.middleware
@@ -56,7 +56,8 @@ async def signature_middleware(request: web.Request, handler):
     if not timestamp.isdigit():
         raise ApiError(401, "invalid_timestamp", "X-Timestamp must be an integer Unix time in seconds (or milliseconds).", "X-Timestamp")
     c = ctx(request)
-    skew = abs(c.clock().timestamp() - _seconds(int(timestamp)))
+    signed_at_ms = _milliseconds(int(timestamp))
+    skew = abs(c.clock().timestamp() - signed_at_ms / 1000)
     if skew > c.settings.signature_tolerance_s:
         raise ApiError(
             401, "timestamp_out_of_tolerance",
@@ -75,6 +76,7 @@ async def signature_middleware(request: web.Request, handler):
         return await handler(request)
     if request.match_info.handler in request.app[ONE_COMMAND]:
         request[UNSPENT_SIGNATURE] = signature  # submit() spends it with the command (web/route.py)
+        request[SIGNED_AT_MS] = signed_at_ms
     else:
         await spend(request, signature)
     return await handler(request)

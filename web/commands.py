@@ -17,9 +17,9 @@ from readmodel import order as views
 from readmodel.order import OrderView
 from streams.producer import ReplyTimeout, SignatureSpent
 from web import decoding, request_ids
-from web.context import UNSPENT_SIGNATURE, caller, ctx
+from web.context import SIGNED_AT_MS, UNSPENT_SIGNATURE, caller, ctx
 from web.errors import ApiError
-from web.idempotency import request_hash
+from web.idempotency import first_seen_ms, request_hash
 from web.replays import idempotency_key, replay_ttl, replayed
 
 T = TypeVar("T")
@@ -37,25 +37,31 @@ def amount(text: str, param: str) -> int:
 
 
 class Ids:
-    """Ids of one request: random, or derived from its Idempotency-Key so a retry names the same objects."""
+    """Ids of one request: random, or derived from its Idempotency-Key (or its signature) so a retry names the same
+    objects. All begin with a time a retry shares (common/ids.py): the key's first sighting, the signed timestamp,
+    or now."""
 
-    def __init__(self, request: web.Request):
-        key = idempotency_key(request)
-        api_key = caller(request)
-        if key:
-            self._seed = f"{api_key.merchant_id}:{api_key.livemode}:{key}"
-        elif UNSPENT_SIGNATURE in request:
-            # Its replay guard lives in the partition of the order the request names: a replay of a creation
-            # must name the very same new order to meet the guard there.
-            self._seed = f"{api_key.merchant_id}:{api_key.livemode}:signature:{request[UNSPENT_SIGNATURE]}"
-        else:
-            self._seed = None
-        self._secret = ctx(request).derived.ids
+    def __init__(self, seed: str | None, at_ms: int, secret: bytes):
+        self._seed, self._at_ms, self._secret = seed, at_ms, secret
 
     def make(self, prefix: str, what: str, nbytes: int = 12) -> str:
         if self._seed is None:
-            return random_id(prefix, nbytes)
-        return derived_id(prefix, self._seed, what, nbytes, self._secret)
+            return random_id(prefix, nbytes, self._at_ms)
+        return derived_id(prefix, self._seed, what, nbytes, self._secret, self._at_ms)
+
+
+async def ids_of(request: web.Request) -> Ids:
+    c, api_key, key = ctx(request), caller(request), idempotency_key(request)
+    now_ms = int(c.clock().timestamp() * 1000)
+    if key:
+        seed = f"{api_key.merchant_id}:{api_key.livemode}:{key}"
+        return Ids(seed, await first_seen_ms(c.pool, api_key.merchant_id, api_key.livemode, key, now_ms), c.derived.ids)
+    if UNSPENT_SIGNATURE in request:
+        # Its replay guard lives in the partition of the order the request names: a replay of a creation
+        # must name the very same new order to meet the guard there.
+        seed = f"{api_key.merchant_id}:{api_key.livemode}:signature:{request[UNSPENT_SIGNATURE]}"
+        return Ids(seed, request[SIGNED_AT_MS], c.derived.ids)
+    return Ids(None, now_ms, c.derived.ids)
 
 
 def checked(command: m.Command) -> m.Command:

@@ -35,6 +35,7 @@ CALLER: web.RequestKey[ApiKey] = web.RequestKey("caller", ApiKey)
 # Handlers whose signature is spent with their command (web/route.py), and such a request's signature.
 ONE_COMMAND: web.AppKey[frozenset] = web.AppKey("one_command", frozenset)
 UNSPENT_SIGNATURE: web.RequestKey[str] = web.RequestKey("unspent_signature", str)
+SIGNED_AT_MS: web.RequestKey[int] = web.RequestKey("signed_at_ms", int)  # its X-Timestamp, in milliseconds
 # A write whose signature was seen before but which carries an Idempotency-Key: only a recorded answer may serve it.
 REPEATED_SIGNATURE: web.RequestKey[bool] = web.RequestKey("repeated_signature", bool)
 

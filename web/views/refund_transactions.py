@@ -10,7 +10,7 @@ from actors import messages as m
 from contract import api as contract
 from common.clock import iso
 from web import bodies, destinations, lookups
-from web.commands import Ids, body, submit
+from web.commands import body, ids_of, submit
 from web.context import ctx
 from web.render import refund_json, respond
 from web.route import Route
@@ -48,7 +48,7 @@ async def submit_transaction(request: web.Request, refund_id: str, posted: bodie
     command = m.SubmitRefundTx(order_id=order.order_id, merchant_id=order.merchant_id, livemode=order.livemode,
                                at=ctx(request).clock(), refund_id=refund_id, network=net.slug, tx_hash=tx_hash,
                                token_address=token)
-    order = await submit(request, Ids(request), command)
+    order = await submit(request, await ids_of(request), command)
     pool = ctx(request).pool
     tx = next(t for t in await transactions(pool, refund_id) if (t.network, t.tx_hash) == (net.slug, tx_hash))
     return refund_json(ctx(request).settings, order, order.refund(refund_id), contract.RefundSubmitted,
