@@ -33,6 +33,7 @@ from actors import messages as m
 from bench.peer import decide_and_commit
 from common import db
 from common.clock import utcnow
+from common.ids import random_id
 
 MERCHANTS = 1000
 CHUNK = 50_000
@@ -40,12 +41,8 @@ STEP_S = 6  # seconds between two prefilled orders' creation times
 USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"  # Ethereum's USDT, as config/networks.toml lists it
 
 
-def _hex(n: int = 12) -> str:
-    return secrets.token_hex(n)
-
-
 async def _apply(pool: asyncpg.Pool, command: m.Command) -> None:
-    envelope = m.Envelope(command_id=f"cmd_{_hex()}", command=command)
+    envelope = m.Envelope(command_id=random_id("cmd"), command=command)
     async with pool.acquire() as conn:
         outcome = await decide_and_commit(conn, envelope, [])
     assert outcome is not None and outcome.appended, outcome
@@ -54,28 +51,31 @@ async def _apply(pool: asyncpg.Pool, command: m.Command) -> None:
 async def template(pool: asyncpg.Pool, merchant_id: str) -> dict[str, str]:
     """A paid order of 10.00 for this merchant, decided and committed as the actors do; returns its ids."""
     now = utcnow()
-    ids = {"order": f"ord_{_hex()}", "session": f"cs_{_hex()}", "key": f"cs_test_{_hex(24)}", "payment": f"pay_{_hex()}"}
+    ids = {"order": random_id("ord"), "session": random_id("cs"), "key": random_id("cs_test", 24),
+           "payment": random_id("pay")}
     session = m.NewSession(session_id=ids["session"], session_key=ids["key"], expires_at=now + timedelta(minutes=30))
     await _apply(pool, m.CreateOrder(order_id=ids["order"], merchant_id=merchant_id, livemode=False, at=now,
                                      amount=10_000_000, session=session))
     await _apply(pool, m.ConfirmPayment(order_id=ids["order"], merchant_id=merchant_id, livemode=False, at=now,
-                                        payment_id=ids["payment"], network="ethereum", tx_hash=f"0x{_hex(32)}",
+                                        payment_id=ids["payment"], network="ethereum", tx_hash=f"0x{secrets.token_hex(32)}",
                                         token_address=USDT, amount=10_000_000, session_id=ids["session"]))
     await pool.execute("DELETE FROM outbox")  # the template's events are never published
     return ids
 
 
-# Each copy g (from $2 to $3) of the template order $1: its ids derived from g, its merchant g % 1000 of the
+# Each copy g (from $2 to $3) of the template order $1: its ids derived from g and, as the service's ids do, begun
+# by its creation time in milliseconds (t, common/ids.py); its merchant g % 1000 of the
 # merchants $4, its number that merchant's (g / 1000)-th after the template's. Text and JSON columns are rewritten by
 # replacing the template's ids (pg_temp.rename, made per template) and its order number, as the JSON holds them.
 _COPY = """
 WITH ids AS (
-    SELECT g, 'ord_' || substr(md5('o' || g), 1, 24) AS order_id, 'cs_' || substr(md5('s' || g), 1, 24) AS session_id,
-           'cs_test_' || md5('k' || g) || substr(md5('K' || g), 1, 16) AS session_key,
-           'pay_' || substr(md5('p' || g), 1, 24) AS payment_id, ($4::text[])[g % {merchants} + 1] AS merchant_id,
-           t.order_number AS t_number, t.order_number + g / {merchants} + 1 AS order_number,
-           t.created_at - g * interval '{step} seconds' AS at
-    FROM generate_series($2::bigint, $3::bigint) AS g, orders t WHERE t.order_id = $1
+    SELECT g, 'ord_' || t || substr(md5('o' || g), 1, 24) AS order_id, 'cs_' || t || substr(md5('s' || g), 1, 24) AS session_id,
+           'cs_test_' || t || md5('k' || g) || substr(md5('K' || g), 1, 16) AS session_key,
+           'pay_' || t || substr(md5('p' || g), 1, 24) AS payment_id, merchant_id, t_number, order_number, at, t
+    FROM (SELECT g, ($4::text[])[g % {merchants} + 1] AS merchant_id, o.order_number AS t_number,
+                 o.order_number + g / {merchants} + 1 AS order_number, o.created_at - g * interval '{step} seconds' AS at,
+                 lpad(to_hex((extract(epoch FROM o.created_at - g * interval '{step} seconds') * 1000)::bigint), 12, '0') AS t
+          FROM generate_series($2::bigint, $3::bigint) AS g, orders o WHERE o.order_id = $1) AS copies
 ), orders_in AS (
     INSERT INTO orders (order_id, merchant_id, livemode, order_number, status, external_ref, state, version, created_at,
                         updated_at, state_schema, view)
@@ -92,7 +92,7 @@ WITH ids AS (
     FROM ids i, checkout_sessions s WHERE s.order_id = $1
 ), commands_in AS (
     INSERT INTO commands (command_id, order_id, request_hash, reply, created_at, kind, at)
-    SELECT 'cmd_' || substr(md5(c.command_id || i.g), 1, 24), i.order_id, c.request_hash,
+    SELECT 'cmd_' || i.t || substr(md5(c.command_id || i.g), 1, 24), i.order_id, c.request_hash,
            convert_to(replace(pg_temp.rename(convert_from(c.reply, 'UTF8'), i.session_key, i.session_id, i.payment_id,
                                              i.order_id, i.merchant_id),
                               '"order_number":' || i.t_number, '"order_number":' || i.order_number), 'UTF8'),
@@ -100,13 +100,13 @@ WITH ids AS (
     FROM ids i, commands c WHERE c.order_id = $1
 )
 INSERT INTO events (event_id, order_id, seq, type, merchant_id, livemode, data, created_at, public, schema)
-SELECT 'evt_' || substr(md5(e.event_id || i.g), 1, 24), i.order_id, e.seq, e.type, i.merchant_id, e.livemode,
+SELECT 'evt_' || i.t || substr(md5(e.event_id || i.g), 1, 24), i.order_id, e.seq, e.type, i.merchant_id, e.livemode,
        replace(pg_temp.rename(e.data::text, i.session_key, i.session_id, i.payment_id, i.order_id, i.merchant_id),
                '"order_number": ' || i.t_number, '"order_number": ' || i.order_number)::jsonb,
        i.at,
        convert_to(replace(replace(pg_temp.rename(convert_from(e.public, 'UTF8'), i.session_key, i.session_id,
                                                  i.payment_id, i.order_id, i.merchant_id),
-                                  e.event_id, 'evt_' || substr(md5(e.event_id || i.g), 1, 24)),
+                                  e.event_id, 'evt_' || i.t || substr(md5(e.event_id || i.g), 1, 24)),
                           '"order_number":"' || i.t_number || '"', '"order_number":"' || i.order_number || '"'), 'UTF8'),
        e.schema
 FROM ids i, events e WHERE e.order_id = $1
@@ -125,7 +125,7 @@ $$
 async def load(pool: asyncpg.Pool, database_url: str, count: int, say: Callable[[str], None]) -> dict:
     """Prefill `count` orders; returns the time it took and the database's size."""
     started = time.monotonic()
-    merchant_ids = [f"mer_{_hex()}" for _ in range(MERCHANTS)]
+    merchant_ids = [random_id("mer") for _ in range(MERCHANTS)]
     await pool.execute("INSERT INTO merchants (merchant_id, name) SELECT id, 'Prefilled ' || id FROM unnest($1::text[]) id",
                        merchant_ids)
     ids = await template(pool, merchant_ids[0])
