@@ -187,10 +187,22 @@ async def paid_orders(base_url: str, pair, count: int) -> list[str]:
         return list(await asyncio.gather(*(gated(i) for i in range(count))))
 
 
-async def measure(name, procs, url, pair, args, tag: str = "") -> dict:
+async def checkpoint(database_url: str) -> None:
+    """Each measurement starts just after a checkpoint, at the same place in PostgreSQL's checkpoint cycle for
+    either design and any database; the default max_wal_size (1 GB) then brings the next one 30 to 40 s into the
+    load, so a 15 s run meets none and a 60 s run meets one or two (README, Benchmarks)."""
+    conn = await asyncpg.connect(database_url)
+    try:
+        await conn.execute("CHECKPOINT")
+    finally:
+        await conn.close()
+
+
+async def measure(name, procs, url, pair, args, database_url: str, tag: str = "") -> dict:
     await wait_http(url)
     paid = await paid_orders(url, pair, PAID_ORDERS) if args.mix == "refunds" else []
     await load(url, pair, args, 2, f"{name}{tag}-warm", paid)
+    await checkpoint(database_url)
     stop = asyncio.Event()
     sampler = RssSampler(procs)
     sampling = asyncio.create_task(sampler.run(stop))
@@ -310,7 +322,8 @@ async def main() -> None:
                        else [sys.executable, str(ROOT / "bench" / "baseline.py"), "--port", str(port)])
             rival = start(command, env, args.peer_processes if args.against == "peer" else 1, args.against)
             running.update(rival)
-            report[args.against] = await measure(args.against, rival, f"http://127.0.0.1:{port}", pair, args)
+            report[args.against] = await measure(args.against, rival, f"http://127.0.0.1:{port}", pair, args,
+                                                 database_url)
             stop(rival)
 
         if args.retention is not None:
@@ -323,7 +336,7 @@ async def main() -> None:
         say(f"redis used_memory before: {await redis_memory(args.redis_url)}")
         for round_ in range(args.rounds):
             report["pipeline"] = await measure("pipeline", pipeline, f"http://127.0.0.1:{port}", pair, args,
-                                               f"-{round_}")
+                                               database_url, f"-{round_}")
             say(f"redis used_memory after round {round_ + 1} of {args.rounds}: {await redis_memory(args.redis_url)}")
         if args.against != "none":
             report["ratio"] = round(report["pipeline"]["rps"] / report[args.against]["rps"], 3)
