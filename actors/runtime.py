@@ -397,13 +397,14 @@ class Worker:
         prepared = await store.prepare(conn, batch.wanted(envelopes, held))
         for order in prepared.orders.values():
             self._remember(order)
-        decided = batch.decide_batch(envelopes, prepared, held | prepared.orders)
+        found = held | prepared.orders
+        decided = batch.decide_batch(envelopes, prepared, found)
         self.hooks.before_commit()
         try:
             # One statement, so one transaction of its own: no BEGIN and COMMIT round trips around it.
             started = time.perf_counter()
             await self.hooks.commit(store.commit(conn, decided.fresh, decided.changed, decided.encoded, decided.views,
-                                                 published))
+                                                 published, found))
             metrics.COMMIT_DURATION.observe(time.perf_counter() - started)
         except BaseException:
             for order_id in decided.changed:

@@ -6,7 +6,7 @@ one dedupe row per command and the outbox rows the relay publishes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Annotated, NamedTuple
 
@@ -256,9 +256,12 @@ def _columns(rows: list[tuple], width: int) -> list[list]:
 
 
 async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict[str, Order],
-                 encoded: dict[str, bytes], views: dict[str, bytes], published: list[str]) -> None:
+                 encoded: dict[str, bytes], views: dict[str, bytes], published: list[str],
+                 before: Mapping[str, Order]) -> None:
     """Write a batch in one statement, atomic on its own. `encoded` is each order as JSON, `views` its read view;
-    `published` names earlier batches whose events are on the stream now, so their outbox rows go."""
+    `published` names earlier batches whose events are on the stream now, so their outbox rows go. `before` holds
+    the changed orders as the batch found them (as committed): their sessions, refunds and tokens are written only
+    where they differ from those, not all again with each command."""
     appended = [a for o in outcomes for a in o.appended]
     held = orders.values()
     rows: dict[type, list] = {
@@ -270,18 +273,41 @@ async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict
         OrderRow: [OrderRow(o.order_id, o.merchant_id, o.livemode, o.order_number, o.status.value, o.external_ref,
                             encoded[o.order_id].decode(), schema.SNAPSHOTS.current, views[o.order_id].decode(),
                             o.version, o.created_at, o.updated_at) for o in held],
-        SessionRow: [SessionRow(s.session_id, s.session_key, o.order_id, o.merchant_id, o.livemode, s.status.value,
-                                s.expires_at) for o in held for s in o.sessions],
-        RefundRow: [RefundRow(r.refund_id, o.order_id, o.merchant_id, o.livemode, r.status.value, r.amount,
-                              r.link_token, r.created_at, r.updated_at) for o in held for r in o.refunds],
-        TokenRow: [TokenRow(t.token, o.order_id, o.merchant_id, o.livemode, t.status.value, t.expires_at,
-                            t.created_at) for o in held for t in o.tokens],
+        SessionRow: _changed_rows(_sessions, held, before),
+        RefundRow: _changed_rows(_refunds, held, before),
+        TokenRow: _changed_rows(_tokens, held, before),
         TransferRow: [TransferRow(a.network, a.tx_hash, r.refund_id, o.order_id, o.merchant_id, o.livemode,
                                   a.token_address, r.refund_to_address, r.amount, a.status, a.reason, a.submitted_at)
                       for o, r, a in _moved_transfers(held, appended)],
         CommandRow: [CommandRow(o.command_id, o.order_id, o.request_hash, o.reply, o.kind, o.at) for o in outcomes],
     }
     await conn.execute(_COMMIT, *_ARRAYS.values(rows))
+
+
+def _sessions(o: Order) -> list[SessionRow]:
+    return [SessionRow(s.session_id, s.session_key, o.order_id, o.merchant_id, o.livemode, s.status.value, s.expires_at)
+            for s in o.sessions]
+
+
+def _refunds(o: Order) -> list[RefundRow]:
+    return [RefundRow(r.refund_id, o.order_id, o.merchant_id, o.livemode, r.status.value, r.amount, r.link_token,
+                      r.created_at, r.updated_at) for r in o.refunds]
+
+
+def _tokens(o: Order) -> list[TokenRow]:
+    return [TokenRow(t.token, o.order_id, o.merchant_id, o.livemode, t.status.value, t.expires_at, t.created_at)
+            for t in o.tokens]
+
+
+def _changed_rows(rows_of: Callable[[Order], list[NamedTuple]], held: Iterable[Order],
+                  before: Mapping[str, Order]) -> list:
+    """The rows of the changed orders that are new or differ from their rows as committed: a refund's command
+    would otherwise write every earlier refund and the session of its order again, a new row version each."""
+    changed = []
+    for o in held:
+        committed = set(rows_of(before[o.order_id])) if o.order_id in before else set()
+        changed += [row for row in rows_of(o) if row not in committed]
+    return changed
 
 
 _TRANSFER_EVENTS = (m.RefundTxSubmitted, m.RefundTxFailed, m.RefundExecuted)

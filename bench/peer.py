@@ -130,7 +130,8 @@ async def decide_and_commit(conn: asyncpg.Connection, envelope: m.Envelope,
     if decided.broken:
         return None
     if decided.fresh or published:
-        await store.commit(conn, decided.fresh, decided.changed, decided.encoded, decided.views, published)
+        await store.commit(conn, decided.fresh, decided.changed, decided.encoded, decided.views, published,
+                           prepared.orders)
     return decided.outcomes[0]
 
 
