@@ -4,6 +4,7 @@ in the same run, on the same machine, with the same load generator.
     python bench/run.py                                  # against the peer (bench/peer.py), quick sessions
     python bench/run.py --against peer --json            # one JSON object: pipeline, peer, ratio
     python bench/run.py --mix refunds                    # merchant refunds on paid orders beside new sessions, 1:1
+    python bench/run.py --keyed                          # each request with an Idempotency-Key of its own
     python bench/run.py --prefill 5000000                # first load 5M orders over 1,000 merchants (bench/prefill.py)
     python bench/run.py --against bare                   # the old bare baseline (one INSERT, bench/baseline.py)
     python bench/run.py --against none --rounds 10 --seconds 60 --retention 120   # Redis memory over 10 minutes
@@ -130,14 +131,15 @@ def refund_body(pair, order_id: str, tag: str, i: int) -> tuple[str, bytes]:
     return f"/b2b/v1/merchants/{pair.merchant_id}/refunds", json.dumps(body).encode()
 
 
-def write_requests(path: Path, count: int, pair, tag: str, paid: list[str]) -> None:
+def write_requests(path: Path, count: int, pair, tag: str, paid: list[str], keyed: bool) -> None:
     """Pre-signed requests, each with its own body, so wrk (not Python) generates the load. With paid orders
-    (the refund mix), every other request refunds one of them."""
+    (the refund mix), every other request refunds one of them; keyed, each carries its own Idempotency-Key."""
     ts = str(int(time.time()))
     with path.open("w") as out:
         for i in range(count):
             route, body = refund_body(pair, paid[i // 2 % len(paid)], tag, i) if paid and i % 2 else session_body(tag, i)
-            out.write(f"{ts}\t{sign(pair.secret_key, 'POST', route, ts, body)}\t{route}\t{body.decode()}\n")
+            key = f"bench-{tag}-{i}" if keyed else "-"
+            out.write(f"{ts}\t{sign(pair.secret_key, 'POST', route, ts, body)}\t{key}\t{route}\t{body.decode()}\n")
 
 
 def _ms(text: str) -> float:
@@ -147,7 +149,7 @@ def _ms(text: str) -> float:
 
 async def load(base_url: str, pair, args, seconds: float, tag: str, paid: list[str]) -> dict:
     requests = Path(args.workdir) / f"requests-{tag}.tsv"
-    write_requests(requests, int(seconds * args.max_rate), pair, tag, paid)
+    write_requests(requests, int(seconds * args.max_rate), pair, tag, paid, args.keyed)
     env = dict(os.environ, REQUESTS_FILE=str(requests), WRK_THREADS=str(args.threads), PUBLIC_KEY=pair.public_key)
     proc = await asyncio.create_subprocess_exec(
         "wrk", f"-t{args.threads}", f"-c{args.concurrency}", f"-d{int(seconds)}s", "--latency",
@@ -260,6 +262,9 @@ def arguments() -> argparse.Namespace:
                         help="the rival measured in the same run: the conventional service, the bare INSERT, or none")
     parser.add_argument("--mix", choices=("sessions", "refunds"), default="sessions",
                         help="quick sessions only, or merchant refunds on paid orders beside them, 1:1")
+    parser.add_argument("--keyed", action="store_true",
+                        help="each request with an Idempotency-Key of its own (the ids' time is then the key's first"
+                             " sighting, one more PostgreSQL round trip in the web)")
     parser.add_argument("--prefill", type=int, default=0, metavar="N",
                         help="orders (with sessions and events, over 1,000 merchants) loaded before measuring")
     parser.add_argument("--json", action="store_true", help="print one JSON object of the figures")
@@ -278,8 +283,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--database", help="measure on this existing database (prefilled by bench/prefill.py) and"
                                            " keep it, instead of a new one")
     args = parser.parse_args()
-    if args.against == "bare" and args.mix != "sessions":
-        parser.error("the bare baseline serves quick sessions only")
+    if args.against == "bare" and (args.mix != "sessions" or args.keyed):
+        parser.error("the bare baseline serves quick sessions only, without Idempotency-Key")
     if args.database and args.prefill:
         parser.error("--prefill makes a new database; --database measures on one made before")
     return args
@@ -294,7 +299,7 @@ async def main() -> None:
         await admin.execute(f'CREATE DATABASE "{name}"')
     database_url = args.admin_url.rsplit("/", 1)[0] + "/" + name
     master = Fernet.generate_key().decode()
-    report: dict = {"concurrency": args.concurrency, "seconds": args.seconds, "mix": args.mix}
+    report: dict = {"concurrency": args.concurrency, "seconds": args.seconds, "mix": args.mix, "keyed": args.keyed}
     running: dict[str, subprocess.Popen] = {}
     try:
         await db.migrate(database_url)
@@ -315,7 +320,7 @@ async def main() -> None:
         await asyncio.to_thread(
             subprocess.run, [sys.executable, "-m", "service", "merchants", "limits", pair.merchant_id, "--rps",
                              "1000000", "--burst", "1000000"], env=env, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        say(f"load: wrk, {args.concurrency} connections, {args.seconds:.0f} s each, {args.mix}, one machine")
+        say(f"load: wrk, {args.concurrency} connections, {args.seconds:.0f} s each, {args.mix}{', keyed' if args.keyed else ''}, one machine")
         if args.against != "none":
             port = free_port()
             command = ([sys.executable, str(ROOT / "bench" / "peer.py"), "--port", str(port)] if args.against == "peer"

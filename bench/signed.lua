@@ -1,5 +1,5 @@
 -- wrk script: sends pre-signed quick-session requests, each once, read from REQUESTS_FILE.
--- Each line: timestamp <TAB> signature <TAB> path <TAB> body (every request is a POST). Thread n takes lines n, n+T, n+2T, ...
+-- Each line: timestamp <TAB> signature <TAB> Idempotency-Key (- for none) <TAB> path <TAB> body (every request is a POST). Thread n takes lines n, n+T, n+2T, ...
 local threads = {}
 local counter = 0
 
@@ -23,11 +23,15 @@ end
 
 function request()
   position = position + 1
-  local ts, sig, path, body = lines[(position - 1) % #lines + 1]:match("([^\t]+)\t([^\t]+)\t([^\t]+)\t(.*)")
-  return wrk.format("POST", path, {
+  local ts, sig, key, path, body = lines[(position - 1) % #lines + 1]:match("([^\t]+)\t([^\t]+)\t([^\t]+)\t([^\t]+)\t(.*)")
+  local headers = {
     ["Content-Type"] = "application/json",
     ["X-Client-ID"] = os.getenv("PUBLIC_KEY"),
     ["X-Timestamp"] = ts,
     ["X-Signature"] = sig,
-  }, body)
+  }
+  if key ~= "-" then
+    headers["Idempotency-Key"] = key
+  end
+  return wrk.format("POST", path, headers, body)
 end
