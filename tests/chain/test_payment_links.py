@@ -127,7 +127,7 @@ def decode_qr(block: str) -> str | None:
             x += float(a)
         else:
             raise AssertionError(f"segno path command {command!r} is not drawn here")
-    codes = zxingcpp.read_barcodes(image)
+    codes = zxingcpp.read_barcodes(image, formats=zxingcpp.BarcodeFormat.QRCode)  # a 1D reader may see bars in it
     assert len(codes) == 1, f"expected one QR code, found {len(codes)}"
     return codes[0].text
 

@@ -105,6 +105,6 @@ def last_part(url: str) -> str:
 async def decode_qr(locator: Locator) -> str:
     """What a phone camera would read: the QR as the browser painted it, decoded by zxing-cpp."""
     png = await locator.screenshot()
-    found = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)).convert("L"))
+    found = zxingcpp.read_barcodes(Image.open(io.BytesIO(png)).convert("L"), formats=zxingcpp.BarcodeFormat.QRCode)
     assert len(found) == 1, f"expected one QR code, found {len(found)}"
     return found[0].text
