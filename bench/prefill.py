@@ -57,8 +57,8 @@ async def template(pool: asyncpg.Pool, merchant_id: str) -> dict[str, str]:
     await _apply(pool, m.CreateOrder(order_id=ids["order"], merchant_id=merchant_id, livemode=False, at=now,
                                      amount=10_000_000, session=session))
     await _apply(pool, m.ConfirmPayment(order_id=ids["order"], merchant_id=merchant_id, livemode=False, at=now,
-                                        payment_id=ids["payment"], network="ethereum", tx_hash=f"0x{secrets.token_hex(32)}",
-                                        token_address=USDT, amount=10_000_000, session_id=ids["session"]))
+                                        payment_id=ids["payment"], network="ethereum",
+                                        tx_hash=f"0x{secrets.token_hex(32)}", token_address=USDT, amount=10_000_000, session_id=ids["session"]))
     await pool.execute("DELETE FROM outbox")  # the template's events are never published
     return ids
 
@@ -69,13 +69,14 @@ async def template(pool: asyncpg.Pool, merchant_id: str) -> dict[str, str]:
 # replacing the template's ids (pg_temp.rename, made per template) and its order number, as the JSON holds them.
 _COPY = """
 WITH ids AS (
-    SELECT g, 'ord_' || t || substr(md5('o' || g), 1, 24) AS order_id, 'cs_' || t || substr(md5('s' || g), 1, 24) AS session_id,
+    SELECT g, 'ord_' || t || substr(md5('o' || g), 1, 24) AS order_id,
+           'cs_' || t || substr(md5('s' || g), 1, 24) AS session_id,
            'cs_test_' || t || md5('k' || g) || substr(md5('K' || g), 1, 16) AS session_key,
            'pay_' || t || substr(md5('p' || g), 1, 24) AS payment_id, merchant_id, t_number, order_number, at, t
     FROM (SELECT g, ($4::text[])[g % {merchants} + 1] AS merchant_id, o.order_number AS t_number,
-                 o.order_number + g / {merchants} + 1 AS order_number, o.created_at - g * interval '{step} seconds' AS at,
-                 lpad(to_hex((extract(epoch FROM o.created_at - g * interval '{step} seconds') * 1000)::bigint), 12, '0') AS t
-          FROM generate_series($2::bigint, $3::bigint) AS g, orders o WHERE o.order_id = $1) AS copies
+                 o.order_number + g / {merchants} + 1 AS order_number, o.created_at - g * interval '{step} seconds' AS at
+          FROM generate_series($2::bigint, $3::bigint) AS g, orders o WHERE o.order_id = $1) AS copies,
+         LATERAL (SELECT lpad(to_hex((extract(epoch FROM at) * 1000)::bigint), 12, '0') AS t) AS time_part
 ), orders_in AS (
     INSERT INTO orders (order_id, merchant_id, livemode, order_number, status, external_ref, state, version, created_at,
                         updated_at, state_schema, view)

@@ -320,7 +320,8 @@ async def main() -> None:
         await asyncio.to_thread(
             subprocess.run, [sys.executable, "-m", "service", "merchants", "limits", pair.merchant_id, "--rps",
                              "1000000", "--burst", "1000000"], env=env, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        say(f"load: wrk, {args.concurrency} connections, {args.seconds:.0f} s each, {args.mix}{', keyed' if args.keyed else ''}, one machine")
+        keyed = ", keyed" if args.keyed else ""
+        say(f"load: wrk, {args.concurrency} connections, {args.seconds:.0f} s each, {args.mix}{keyed}, one machine")
         if args.against != "none":
             port = free_port()
             command = ([sys.executable, str(ROOT / "bench" / "peer.py"), "--port", str(port)] if args.against == "peer"

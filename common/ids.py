@@ -3,8 +3,9 @@
 An id the service makes begins with the time it was made, in milliseconds (12 hex digits), then its random or
 derived part. Every table's primary key and most of its unique indexes are these ids: time-ordered, a new row lands
 at the right edge of each index, on pages already in memory, instead of on a random page of an index that years of
-orders have made far larger than the buffer cache (docs/architecture.md, Ids begin with their time). A derived id's time must be the same on
-every retry, so its caller names it: the signed timestamp, the key's first sighting, the deriving id's own time.
+orders have made far larger than the buffer cache (docs/architecture.md, Ids begin with their time). A derived
+id's time must be the same on every retry, so its caller names it: the signed timestamp, the key's first sighting,
+the deriving id's own time.
 """
 
 from __future__ import annotations

@@ -51,7 +51,8 @@ async def test_a_keyed_retry_an_hour_later_names_the_same_order(stack, merchant)
     status, again = await _raw(stack, "POST", QUICK, _signed(merchant, body, int(time.time()) + 3600, "later-1"), body)
     assert (status, again["order_id"], again["session_key"]) == (201, first["order_id"], first["session_key"])
     other = b'{"amount": "4.00", "external_ref": "keyed-later-2"}'
-    status, second = await _raw(stack, "POST", QUICK, _signed(merchant, other, int(time.time()) + 3600, "later-2"), other)
+    later = int(time.time()) + 3600
+    status, second = await _raw(stack, "POST", QUICK, _signed(merchant, other, later, "later-2"), other)
     assert status == 201 and made_at(second["order_id"]) > first_seen + 3_600_000 - 1000
     stored = await stack.pool.fetch("SELECT order_id FROM orders WHERE merchant_id = $1", merchant.merchant_id)
     assert sorted(r["order_id"] for r in stored) == sorted([first["order_id"], second["order_id"]])
@@ -60,8 +61,8 @@ async def test_a_keyed_retry_an_hour_later_names_the_same_order(stack, merchant)
 async def test_first_requests_of_a_key_at_once_with_their_own_signatures_agree(stack, merchant):
     body = b'{"amount": "5.00"}'
     now = int(time.time())
-    answers = await asyncio.gather(*(_raw(stack, "POST", QUICK, _signed(merchant, body, now - n, "at-once-signed"), body)
-                                     for n in range(6)))
+    answers = await asyncio.gather(*(_raw(stack, "POST", QUICK, _signed(merchant, body, now - n, "at-once-signed"),
+                                          body) for n in range(6)))
     assert {status for status, _ in answers} == {201}, answers
     assert len({a["order_id"] for _, a in answers}) == 1
     recorded = await stack.pool.fetch("SELECT first_seen_ms FROM idempotency_key_times WHERE key = 'at-once-signed'")
