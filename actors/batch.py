@@ -146,7 +146,7 @@ def decide_command(command_id: str, request_hash: str, cmd: m.Command,
     appended = []
     for event in events:
         state = evolve(state, event)
-        event_id = history.event_id(command_id, state.version)
+        event_id = history.event_id(command_id, state.version, event.at)
         public = publish(event_id, state.version, event, state)
         appended.append(Appended(event_id, state.version, event, public, _encode(public)))
     state_json, view_json = _encode(state), _encode(view_of(state))

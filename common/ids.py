@@ -5,7 +5,7 @@ derived part. Every table's primary key and most of its unique indexes are these
 at the right edge of each index, on pages already in memory, instead of on a random page of an index that years of
 orders have made far larger than the buffer cache (docs/architecture.md, Ids begin with their time). A derived
 id's time must be the same on every retry, so its caller names it: the signed timestamp, the key's first sighting,
-the deriving id's own time.
+the deriving id's own time. A keyed request's command id alone has none (keyed_command_id).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ import secrets
 import time
 
 TIME_DIGITS = 12  # hex digits of milliseconds since 1970: enough until the year 10889
+KEYED_COMMAND_BYTES = 16
 
 
 def now_ms() -> int:
@@ -38,6 +39,25 @@ def derived_id(prefix: str, seed: str, what: str, nbytes: int = 12, key: bytes |
     message = f"{seed}\x00{what}".encode()
     digest = (hmac.new(key, message, hashlib.sha256) if key is not None else hashlib.sha256(message)).hexdigest()
     return f"{prefix}_{'' if at_ms is None else _time(at_ms)}{digest[: nbytes * 2]}"
+
+
+def keyed_command_id(seed: str, key: bytes) -> str:
+    """The command id of a keyed request: derived from its key alone, with no time part, so that every retry of the
+    key names the same command whenever it is sent, and the order actor's record of that command answers it (even
+    after Redis lost everything). Longer than ids of old without a time, so the two are told apart."""
+    return derived_id("cmd", seed, "command", KEYED_COMMAND_BYTES, key)
+
+
+def is_keyed_command(command_id: str) -> bool:
+    return len(command_id.rpartition("_")[2]) == 2 * KEYED_COMMAND_BYTES
+
+
+def same_but_time(a: str, b: str) -> bool:
+    """Whether two ids differ in their time part alone: what a keyed request made and what its retry, sent at another
+    time, would have made (the same prefix, seed and purpose)."""
+    prefix_a, _, body_a = a.rpartition("_")
+    prefix_b, _, body_b = b.rpartition("_")
+    return prefix_a == prefix_b and len(body_a) == len(body_b) > TIME_DIGITS and body_a[TIME_DIGITS:] == body_b[TIME_DIGITS:]
 
 
 def made_at(id_: str, nbytes: int = 12) -> int | None:

@@ -6,6 +6,7 @@ import zlib
 
 ACTORS_GROUP = "actors"  # the actor workers' consumer group on each command partition
 WEBHOOKS_GROUP = "webhooks"  # the webhook dispatcher's consumer group on the events stream
+ROUTED_CHARS = 24  # an order id ends with its 12 random or derived bytes in hex, after any time part (common/ids.py)
 
 
 class Keys:
@@ -16,8 +17,10 @@ class Keys:
         self.partitions = partitions
 
     def partition_of(self, order_id: str) -> int:
-        # crc32 is stable across processes and Python versions, unlike hash().
-        return zlib.crc32(order_id.encode()) % self.partitions
+        # crc32 is stable across processes and Python versions, unlike hash(). Of the id's random or derived part
+        # alone, not its time: retries of a keyed creation, whose ids carry the time each was sent, meet at one
+        # partition and its record of the key.
+        return zlib.crc32(order_id[-ROUTED_CHARS:].encode()) % self.partitions
 
     def commands(self, partition: int) -> str:
         # The hash tag keeps each partition's keys in one Redis Cluster slot.

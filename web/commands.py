@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TypeVar
 
 import msgspec
@@ -12,14 +13,14 @@ from actors import invariants
 from actors import messages as m
 from actors.errors import Refused, not_found
 from common import logs, money
-from common.ids import derived_id, random_id
+from common.ids import derived_id, keyed_command_id, random_id, same_but_time
 from readmodel import order as views
 from readmodel.order import OrderView
 from streams.producer import ReplyTimeout, SignatureSpent
 from web import decoding, request_ids
 from web.context import SIGNED_AT_MS, UNSPENT_SIGNATURE, caller, ctx
 from web.errors import ApiError
-from web.idempotency import first_seen_ms, request_hash
+from web.idempotency import request_hash
 from web.replays import idempotency_key, replay_ttl, replayed
 
 T = TypeVar("T")
@@ -38,30 +39,41 @@ def amount(text: str, param: str) -> int:
 
 class Ids:
     """Ids of one request: random, or derived from its Idempotency-Key (or its signature) so a retry names the same
-    objects. All begin with a time a retry shares (common/ids.py): the key's first sighting, the signed timestamp,
-    or now."""
+    objects. All begin with a time (common/ids.py): the signed timestamp, which a replay of the same bytes shares,
+    or now. A keyed request's command id has none: every retry of the key names one command, whose record in the
+    order actor's batch answers it, so the key costs the web nothing before its command is sent."""
 
-    def __init__(self, seed: str | None, at_ms: int, secret: bytes):
-        self._seed, self._at_ms, self._secret = seed, at_ms, secret
+    def __init__(self, seed: str | None, at_ms: int, secret: bytes, keyed: bool = False):
+        self._seed, self._at_ms, self._secret, self._keyed = seed, at_ms, secret, keyed
 
     def make(self, prefix: str, what: str, nbytes: int = 12) -> str:
         if self._seed is None:
             return random_id(prefix, nbytes, self._at_ms)
         return derived_id(prefix, self._seed, what, nbytes, self._secret, self._at_ms)
 
+    def command_id(self) -> str:
+        return keyed_command_id(self._seed, self._secret) if self._keyed else self.make("cmd", "command")
 
-async def ids_of(request: web.Request) -> Ids:
+
+def made_by(own: str, found: Iterable[str]) -> str:
+    """Of the ids an answer holds, the one naming the object this request made: its own, or, when a retry of its
+    Idempotency-Key was answered with what the first request made, that one's, which differs in its time alone."""
+    return own if own in found else next((f for f in found if same_but_time(f, own)), own)
+
+
+def ids_of(request: web.Request) -> Ids:
     c, api_key, key = ctx(request), caller(request), idempotency_key(request)
-    now_ms = int(c.clock().timestamp() * 1000)
     if key:
+        # Retries made later get ids of a later time, and the same routing part: their order's partition, where
+        # the record of the key answers them with the order the first one made.
         seed = f"{api_key.merchant_id}:{api_key.livemode}:{key}"
-        return Ids(seed, await first_seen_ms(c.pool, api_key.merchant_id, api_key.livemode, key, now_ms), c.derived.ids)
+        return Ids(seed, int(c.clock().timestamp() * 1000), c.derived.ids, keyed=True)
     if UNSPENT_SIGNATURE in request:
         # Its replay guard lives in the partition of the order the request names: a replay of a creation
         # must name the very same new order to meet the guard there.
         seed = f"{api_key.merchant_id}:{api_key.livemode}:signature:{request[UNSPENT_SIGNATURE]}"
         return Ids(seed, request[SIGNED_AT_MS], c.derived.ids)
-    return Ids(None, now_ms, c.derived.ids)
+    return Ids(None, int(c.clock().timestamp() * 1000), c.derived.ids)
 
 
 def checked(command: m.Command) -> m.Command:
@@ -80,7 +92,7 @@ def checked(command: m.Command) -> m.Command:
 
 async def submit(request: web.Request, ids: Ids, command: m.Command) -> OrderView:
     """Send a signed request's command to its order's actor and wait; a refusal becomes an ApiError."""
-    envelope = m.Envelope(command_id=ids.make("cmd", "command"), command=checked(command),
+    envelope = m.Envelope(command_id=ids.command_id(), command=checked(command),
                           request_hash=request_hash(request.method, request.path, await request.read()),
                           request_id=request_ids.of(request))
     return await ask(request, envelope, signed=True)

@@ -20,17 +20,6 @@ Work = Callable[[asyncpg.Connection], Awaitable[web.Response]]
 REPLAYED_HEADER = "Idempotent-Replayed"
 
 
-async def first_seen_ms(pool: asyncpg.Pool, merchant_id: str, livemode: bool, key: str, now_ms: int) -> int:
-    """When this Idempotency-Key was first seen (now, if this is its first request): the time of the ids its request
-    creates. Two first requests at once agree, as the second waits on the first's row and then reads it."""
-    return await pool.fetchval(
-        "INSERT INTO idempotency_key_times AS k (merchant_id, livemode, key, first_seen_ms)"
-        " VALUES ($1, $2, $3, $4) ON CONFLICT (merchant_id, livemode, key)"
-        " DO UPDATE SET first_seen_ms = k.first_seen_ms RETURNING first_seen_ms",
-        merchant_id, livemode, key, now_ms,
-    )
-
-
 def request_hash(method: str, path: str, body: bytes) -> str:
     """What a recorded answer must have been given to: the same method, path and body."""
     return hashlib.sha256(f"{method} {path}\n".encode() + body).hexdigest()

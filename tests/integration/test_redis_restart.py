@@ -2,7 +2,8 @@
 
 Without persistence the processes make their streams and groups again and serve within 10 s, with no
 restart of their own; requests caught in flight get 503 or 504 with their command id, and retries with
-their Idempotency-Key converge on one order each. With AOF, nothing acknowledged is lost.
+their Idempotency-Key converge on one order each, and a key answered before the loss is answered with its order
+after it. With AOF, nothing acknowledged is lost.
 """
 
 from __future__ import annotations
@@ -94,6 +95,19 @@ async def test_redis_restarted_without_its_data(redis_server, caplog):
         stored = set(await _orders_of(pool, client.merchant_id))
         assert set(order_ids) <= stored
         assert len(stored) == 150 + 2  # the traffic, the first call that found the service up, the one above
+
+
+@pytest.mark.parametrize("redis_server", [("--appendonly", "no")], indirect=True)
+async def test_a_key_answered_before_redis_lost_its_data_is_answered_with_the_same_order(redis_server):
+    async with deployment(redis_server.url, ("web", "actors")) as (procs, client, pool):
+        first = await created(client, "answered-before-the-loss", "7.00")
+        stored = await _orders_of(pool, client.merchant_id)
+        redis_server.stop()
+        await redis_server.start()
+        await asyncio.sleep(1.1)  # a fresh signature: the client signs with the time in whole seconds
+        again = await created(client, "answered-before-the-loss", "7.00", attempts=80)
+        assert (again["order_id"], again["session_key"]) == (first["order_id"], first["session_key"])
+        assert await _orders_of(pool, client.merchant_id) == stored  # nothing new was made
 
 
 @pytest.mark.parametrize("redis_server", [("--appendonly", "yes", "--appendfsync", "always")], indirect=True)

@@ -52,6 +52,14 @@ def test_partition_is_stable_and_in_range():
     assert k.commands(7) == "x:cmd:{7}" and k.lease(7) == "x:lease:{7}"
 
 
+def test_a_partition_is_chosen_by_the_ids_random_or_derived_part_not_its_time():
+    k = Keys("x:", 16)
+    derived = "58f00384aacf0b199081b83b"
+    made = {k.partition_of(f"ord_{time_part}{derived}") for time_part in ("01a2134ad17b", "01a2134ad17c", "")}
+    assert made == {k.partition_of(f"ord_{derived}")}
+    assert len({k.partition_of(f"ord_01a2134ad17b{n:024x}") for n in range(100)}) == 16
+
+
 async def test_one_worker_takes_every_partition(redis, keys):
     leases = Leases(redis, keys, "w1", 1000)
     gained, lost = await leases.refresh()

@@ -70,7 +70,7 @@ def _new_session(request: web.Request, ids: Ids, options, now: datetime) -> m.Ne
 async def _create(request: web.Request, kind: type, with_session: bool) -> OrderView:
     order_in = await body(request, kind)
     owed, items = _owed(order_in, ctx(request).settings.max_line_items)
-    ids, api_key, now = await ids_of(request), caller(request), ctx(request).clock()
+    ids, api_key, now = ids_of(request), caller(request), ctx(request).clock()
     command = m.CreateOrder(
         order_id=ids.make("ord", "order"),
         merchant_id=api_key.merchant_id,
@@ -98,7 +98,7 @@ async def create_order(request: web.Request) -> web.Response:
 async def open_session(request: web.Request) -> web.Response:
     session_in = await body(request, bodies.SessionIn)
     due = amount(session_in.amount_due, "amount_due") if session_in.amount_due is not None else None
-    ids, api_key, now = await ids_of(request), caller(request), ctx(request).clock()
+    ids, api_key, now = ids_of(request), caller(request), ctx(request).clock()
     command = m.OpenSession(
         order_id=session_in.order_id, merchant_id=api_key.merchant_id, livemode=api_key.livemode, at=now,
         session=_new_session(request, ids, session_in, now), amount_due=due,
@@ -109,7 +109,7 @@ async def open_session(request: web.Request) -> web.Response:
 
 async def cancel_order(request: web.Request) -> web.Response:
     options = await body(request, bodies.OrderCancelIn)
-    ids, api_key = await ids_of(request), caller(request)
+    ids, api_key = ids_of(request), caller(request)
     command = m.CancelOrder(
         order_id=request.match_info["order_id"], merchant_id=api_key.merchant_id,
         livemode=api_key.livemode, at=ctx(request).clock(), note=options.reason,
@@ -120,7 +120,7 @@ async def cancel_order(request: web.Request) -> web.Response:
 
 async def reopen_order(request: web.Request) -> web.Response:
     options = await body(request, bodies.ReopenIn)
-    ids, api_key, now = await ids_of(request), caller(request), ctx(request).clock()
+    ids, api_key, now = ids_of(request), caller(request), ctx(request).clock()
     command = m.ReopenOrder(
         order_id=request.match_info["order_id"], merchant_id=api_key.merchant_id, livemode=api_key.livemode,
         at=now, session=_new_session(request, ids, options, now),

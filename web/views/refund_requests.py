@@ -9,7 +9,7 @@ from aiohttp import web
 from actors import messages as m
 from contract import api as contract
 from web import bodies, lookups
-from web.commands import amount, body, ids_of, submit
+from web.commands import amount, body, ids_of, made_by, submit
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.render import respond, token_json
@@ -62,7 +62,7 @@ async def issue_token(request: web.Request, merchant_id: str, mint: bodies.Refun
                       default_ttl: int) -> dict:
     """The new token as the API answers it; the dashboard's send-link calls this too."""
     order_id, ref_type, ref_value, ceiling = await _target(request, mint)
-    ids, api_key, now = await ids_of(request), caller(request), ctx(request).clock()
+    ids, api_key, now = ids_of(request), caller(request), ctx(request).clock()
     command = m.MintRefundToken(
         order_id=order_id, merchant_id=merchant_id, livemode=api_key.livemode, at=now,
         token=ids.make("rfqt", "token", 24), ref_type=ref_type, ref_value=ref_value, amount=ceiling,
@@ -70,7 +70,7 @@ async def issue_token(request: web.Request, merchant_id: str, mint: bodies.Refun
         hide_summary=mint.hide_summary, hide_header=mint.hide_header,
     )
     order = await submit(request, ids, command)
-    return token_json(ctx(request).settings, order, order.token(command.token), now)
+    return token_json(ctx(request).settings, order, order.token(made_by(command.token, [t.token for t in order.tokens])), now)
 
 
 async def _token_order(request: web.Request):
@@ -90,7 +90,7 @@ async def cancel_token(request: web.Request) -> web.Response:
 async def cancel(request: web.Request, reason: str | None) -> dict:
     """Cancel the path's token; `reason` becomes data.reason."""
     token, order = await _token_order(request)
-    ids, now = await ids_of(request), ctx(request).clock()
+    ids, now = ids_of(request), ctx(request).clock()
     command = m.CancelRefundToken(order_id=order.order_id, merchant_id=order.merchant_id, livemode=order.livemode,
                                   at=now, token=token, reason=reason)
     order = await submit(request, ids, command)
@@ -105,14 +105,14 @@ async def approve_renewal(request: web.Request) -> web.Response:
 async def renew(request: web.Request, ttl_seconds: int | None, default_ttl: int) -> dict:
     """Approve the path's renewal request: the new ACTIVE token, with `old_token` beside it."""
     token, order = await _token_order(request)
-    ids, now = await ids_of(request), ctx(request).clock()
+    ids, now = ids_of(request), ctx(request).clock()
     command = m.ApproveTokenRenewal(
         order_id=order.order_id, merchant_id=order.merchant_id, livemode=order.livemode, at=now, token=token,
         new_token=ids.make("rfqt", "renewed_token", 24), expires_at=expiry(now, ttl_seconds, default_ttl),
     )
     order = await submit(request, ids, command)
-    return token_json(ctx(request).settings, order, order.token(command.new_token), now,
-                      contract.RefundRequestRenewed, old_token=token)
+    renewed = order.token(made_by(command.new_token, [t.token for t in order.tokens]))
+    return token_json(ctx(request).settings, order, renewed, now, contract.RefundRequestRenewed, old_token=token)
 
 
 ROUTES = [

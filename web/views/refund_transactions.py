@@ -48,7 +48,7 @@ async def submit_transaction(request: web.Request, refund_id: str, posted: bodie
     command = m.SubmitRefundTx(order_id=order.order_id, merchant_id=order.merchant_id, livemode=order.livemode,
                                at=ctx(request).clock(), refund_id=refund_id, network=net.slug, tx_hash=tx_hash,
                                token_address=token)
-    order = await submit(request, await ids_of(request), command)
+    order = await submit(request, ids_of(request), command)
     pool = ctx(request).pool
     tx = next(t for t in await transactions(pool, refund_id) if (t.network, t.tx_hash) == (net.slug, tx_hash))
     return refund_json(ctx(request).settings, order, order.refund(refund_id), contract.RefundSubmitted,

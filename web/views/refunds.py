@@ -8,7 +8,7 @@ from actors import messages as m
 from contract import api as contract
 from common import merchants
 from web import bodies, destinations, lookups
-from web.commands import amount, body, ids_of, submit
+from web.commands import amount, body, ids_of, made_by, submit
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.render import refund_json, respond
@@ -41,7 +41,7 @@ async def _destination(request: web.Request, refund_in: bodies.RefundIn) -> m.De
 async def create(request: web.Request, merchant_id: str, refund_in: bodies.RefundIn, flow: str) -> dict:
     """The refund as the API answers it; the dashboard's Issue Refund calls this too."""
     cents = amount(refund_in.amount, "amount")
-    ids, api_key = await ids_of(request), caller(request)
+    ids, api_key = ids_of(request), caller(request)
     # Only a customer's refund may be approved by the merchant's standing choice: a merchant's own needs no read.
     auto_approve = flow == "customer" and (
         await merchants.settings(ctx(request).pool, merchant_id)).auto_approve_customer_refunds
@@ -54,7 +54,8 @@ async def create(request: web.Request, merchant_id: str, refund_in: bodies.Refun
         note=getattr(refund_in, "note", None),
     )
     order = await submit(request, ids, command)
-    return refund_json(ctx(request).settings, order, order.refund(command.refund_id))
+    return refund_json(ctx(request).settings, order,
+                       order.refund(made_by(command.refund_id, [r.refund_id for r in order.refunds])))
 
 
 async def create_refund(request: web.Request) -> web.Response:
@@ -83,7 +84,7 @@ async def review(request: web.Request, make) -> dict:
     """Approve, reject or cancel the path's refund with the command make(request, common) builds."""
     refund_id = request.match_info["refund_id"]
     order_id = await lookups.order_id_of(request, "refund", refund_id)
-    ids, api_key = await ids_of(request), caller(request)
+    ids, api_key = ids_of(request), caller(request)
     common = dict(order_id=order_id, merchant_id=api_key.merchant_id, livemode=api_key.livemode,
                   at=ctx(request).clock(), refund_id=refund_id)
     order = await submit(request, ids, await make(request, common))

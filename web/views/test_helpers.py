@@ -23,7 +23,7 @@ async def record_payment(request: web.Request) -> web.Response:
     _test_mode_only(request)
     payment = await body(request, bodies.TestPaymentIn)
     paid = amount(payment.amount, "amount")
-    ids, api_key = await ids_of(request), caller(request)
+    ids, api_key = ids_of(request), caller(request)
     command = m.ConfirmPayment(
         order_id=request.match_info["order_id"],
         merchant_id=api_key.merchant_id,
@@ -46,7 +46,7 @@ async def execute_refund(request: web.Request) -> web.Response:
     refund_id = request.match_info["refund_id"]
     order = await lookups.order(request, await lookups.order_id_of(request, "refund", refund_id))
     refund = order.refund(refund_id)
-    ids = await ids_of(request)
+    ids = ids_of(request)
     command = m.ConfirmRefundTransfer(
         order_id=order.order_id, merchant_id=order.merchant_id, livemode=False, at=ctx(request).clock(),
         refund_id=refund_id, network=refund.refund_network,
