@@ -13,7 +13,7 @@ import msgspec
 from actors import history, invariants
 from actors import messages as m
 from actors.errors import Refused
-from actors.order import Order, decide, evolve
+from actors.order import Order, decide, evolve, replay
 from actors.publication import publish
 from actors.store import Appended, Outcome, Prepared, Recorded, Wanted
 from actors.views import view_of
@@ -26,7 +26,6 @@ class Decided(msgspec.Struct):
     fresh: list[Outcome]  # the commands not recorded before: their dedupe rows are written now
     changed: dict[str, Order]  # each order that appended events, as it stands after the batch
     encoded: dict[str, bytes]  # those orders as JSON, for the snapshot
-    views: dict[str, bytes]  # their read views as JSON, for the reply and the orders table
     # Commands that break the core's invariants: no producer of this service sends one, so each is answered as
     # the system's fault, recorded nowhere, and set aside for the operators with the refusal.
     broken: dict[str, m.DomainFailure] = {}
@@ -53,7 +52,7 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
     known = dict(prepared.recorded)
     numbers = {key: iter(range(first, last + 1)) for key, (first, last) in prepared.numbers.items()}
     claims = dict(prepared.claims)  # and the claims made by the batch's earlier commands
-    decided = Decided([], [], {}, {}, {})
+    decided = Decided([], [], {}, {})
     for env in envelopes:
         if env.command_id in known:
             decided.outcomes.append(answer_recorded(env, known[env.command_id]))
@@ -69,7 +68,7 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
         order_id = cmd.order_id
         current = decided.changed[order_id] if order_id in decided.changed else held.get(order_id)
         try:
-            outcome, state, state_json, view_json = decide_command(env.command_id, env.request_hash, cmd, current)
+            outcome, state, state_json = decide_command(env.command_id, env.request_hash, cmd, current)
         except Refused as breach:
             decided.broken[env.command_id] = breach.failure
             decided.outcomes.append(internal_error(env))
@@ -77,7 +76,6 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
         if outcome.appended:
             decided.changed[order_id] = state
             decided.encoded[order_id] = state_json
-            decided.views[order_id] = view_json
             if isinstance(cmd, m.SubmitRefundTx):
                 claims[(cmd.network, cmd.tx_hash)] = cmd.refund_id
         known[env.command_id] = Recorded(env.request_hash, outcome.reply)
@@ -88,6 +86,8 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
 
 def answer_recorded(env: m.Envelope, rec: Recorded) -> Outcome:
     reply = rec.reply
+    if rec.version:  # recorded without the view it answered: the order as the command left it, from its events
+        reply = _ok(env.command_id, _encode(view_of(replay(list(rec.history)))))
     if env.request_hash and rec.request_hash and env.request_hash != rec.request_hash:
         failure = m.DomainFailure(
             409, "idempotency_key_reused",
@@ -131,9 +131,9 @@ def _refused(env: m.Envelope, failure: m.DomainFailure) -> Outcome:
 
 
 def decide_command(command_id: str, request_hash: str, cmd: m.Command,
-                   current: Order | None) -> tuple[Outcome, Order | None, bytes, bytes]:
-    """One command through the core as the actor runs it: its outcome (reply and events), the state after it, that
-    state and its read view as JSON. The dry-run replay (service/dry_run.py) runs recorded commands through it."""
+                   current: Order | None) -> tuple[Outcome, Order | None, bytes]:
+    """One command through the core as the actor runs it: its outcome (reply and events), the state after it and
+    that state as JSON. The dry-run replay (service/dry_run.py) runs recorded commands through it."""
     try:
         events = decide(current, cmd)
     except Refused as refusal:
@@ -141,7 +141,7 @@ def decide_command(command_id: str, request_hash: str, cmd: m.Command,
             raise
         reply = m.Reply(command_id=command_id, ok=False, error=refusal.failure)
         outcome = Outcome(command_id, cmd.order_id, request_hash, _encode(reply), kind=_kind(cmd), at=cmd.at)
-        return outcome, current, b"", b""
+        return outcome, current, b""
     state = current
     appended = []
     for event in events:
@@ -149,11 +149,14 @@ def decide_command(command_id: str, request_hash: str, cmd: m.Command,
         event_id = history.event_id(command_id, state.version, event.at)
         public = publish(event_id, state.version, event, state)
         appended.append(Appended(event_id, state.version, event, public, _encode(public)))
-    state_json, view_json = _encode(state), _encode(view_of(state))
-    reply = m.Reply(command_id=command_id, ok=True, state=msgspec.Raw(view_json))
-    outcome = Outcome(command_id, cmd.order_id, request_hash, _encode(reply), tuple(appended), kind=_kind(cmd),
-                      at=cmd.at)
-    return outcome, state, state_json, view_json
+    reply = _ok(command_id, _encode(view_of(state)))
+    outcome = Outcome(command_id, cmd.order_id, request_hash, reply, tuple(appended), kind=_kind(cmd), at=cmd.at,
+                      version=state.version)
+    return outcome, state, _encode(state)
+
+
+def _ok(command_id: str, view_json: bytes) -> bytes:
+    return _encode(m.Reply(command_id=command_id, ok=True, state=msgspec.Raw(view_json)))
 
 
 def _kind(cmd: m.Command) -> str:

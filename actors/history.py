@@ -37,6 +37,7 @@ class RecordedCommand(msgspec.Struct, frozen=True):
     request_hash: str
     reply: bytes
     recorded_at: datetime  # when its batch committed
+    version: int | None = None  # of the order whose view the reply answered without copying it (migration 019)
 
 
 async def events(conn: asyncpg.Connection, order_id: str) -> list[StoredEvent]:
@@ -45,10 +46,10 @@ async def events(conn: asyncpg.Connection, order_id: str) -> list[StoredEvent]:
 
 
 async def commands(conn: asyncpg.Connection, order_id: str) -> list[RecordedCommand]:
-    rows = await conn.fetch("SELECT command_id, kind, at, request_hash, reply, created_at FROM commands"
+    rows = await conn.fetch("SELECT command_id, kind, at, request_hash, reply, created_at, version FROM commands"
                             " WHERE order_id = $1 ORDER BY created_at, command_id", order_id)
     return [RecordedCommand(r["command_id"], r["kind"], r["at"], r["request_hash"], bytes(r["reply"]),
-                            r["created_at"]) for r in rows]
+                            r["created_at"], r["version"]) for r in rows]
 
 
 def produced_by(command_id: str, stored: list[StoredEvent]) -> list[StoredEvent]:

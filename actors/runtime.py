@@ -403,8 +403,8 @@ class Worker:
         try:
             # One statement, so one transaction of its own: no BEGIN and COMMIT round trips around it.
             started = time.perf_counter()
-            await self.hooks.commit(store.commit(conn, decided.fresh, decided.changed, decided.encoded, decided.views,
-                                                 published, found))
+            await self.hooks.commit(store.commit(conn, decided.fresh, decided.changed, decided.encoded, published,
+                                                 found))
             metrics.COMMIT_DURATION.observe(time.perf_counter() - started)
         except BaseException:
             for order_id in decided.changed:

@@ -27,6 +27,10 @@ _encode = msgspec.json.Encoder().encode
 class Recorded(msgspec.Struct, frozen=True):
     request_hash: str
     reply: bytes
+    # An answer that held the order's view is recorded without it: the version it answered, and the order's events
+    # up to that version, from which the batch rebuilds the view. 0 and none for an answer recorded whole.
+    version: int = 0
+    history: tuple[m.Event, ...] = ()
 
 
 class Appended(msgspec.Struct, frozen=True):
@@ -49,6 +53,13 @@ class Outcome(msgspec.Struct, frozen=True):
     # outcome that records nothing.
     kind: str = ""
     at: datetime | None = None
+    version: int = 0  # of the order whose view the reply holds; 0 when it holds none
+
+    @property
+    def recorded(self) -> bytes:
+        """The reply as the dedupe table keeps it: an answer holding the order's view names its version instead, so
+        the order's JSON is written once per command (as its state)."""
+        return _encode(m.Reply(command_id=self.command_id, ok=True)) if self.version else self.reply
 
 
 class Wanted(msgspec.Struct, frozen=True):
@@ -88,8 +99,11 @@ WITH wanted AS (
     RETURNING merchant_id, livemode, last
 )
 SELECT 'command' AS kind, command_id AS id, request_hash, reply, NULL::jsonb AS state, NULL::int AS schema,
-       NULL::bool AS livemode, NULL::bigint AS first, NULL::bigint AS last
+       NULL::bool AS livemode, NULL::bigint AS first, version::bigint AS last
 FROM commands WHERE command_id = ANY($1)
+-- A recorded answer that names its order's version: the events up to it, to rebuild the view it answered with.
+UNION ALL SELECT 'past', c.command_id, NULL, NULL, e.data, e.schema, NULL, e.seq, NULL
+FROM commands c JOIN events e ON e.order_id = c.order_id AND e.seq <= c.version WHERE c.command_id = ANY($1)
 UNION ALL SELECT 'order', order_id, NULL, NULL, state, state_schema, NULL, NULL, NULL FROM orders WHERE order_id = ANY($2)
 UNION ALL SELECT 'numbers', merchant_id, NULL, NULL, NULL, NULL, livemode, last - n + 1, last
 FROM numbered JOIN wanted USING (merchant_id, livemode)
@@ -99,16 +113,19 @@ FROM refund_transactions t JOIN unnest($7::text[], $8::text[]) AS p(network, tx_
 
 
 async def prepare(conn: asyncpg.Connection, wanted: Wanted) -> Prepared:
-    """The recorded answers of these commands, the stored state of these orders and the order numbers
-    the new orders need, in one round trip."""
+    """The recorded answers of these commands (with the events that rebuild the views they answered), the stored
+    state of these orders and the order numbers the new orders need, in one round trip."""
     creations = _columns(wanted.creations, 3)
     transfers = _columns(wanted.transfers, 2)
     rows = await conn.fetch(_PREPARE, wanted.command_ids, wanted.order_ids, *creations, FIRST_ORDER_NUMBER,
                             *transfers)
     prepared = Prepared({}, {}, {}, {})
+    commands, past = [], {}
     for r in rows:
         if r["kind"] == "command":
-            prepared.recorded[r["id"]] = Recorded(r["request_hash"], bytes(r["reply"]))
+            commands.append(r)
+        elif r["kind"] == "past":
+            past.setdefault(r["id"], []).append((r["first"], schema.event(r["state"], r["schema"])))
         elif r["kind"] == "order":
             prepared.orders[r["id"]] = schema.snapshot(r["state"], r["schema"])
         elif r["kind"] == "claim":
@@ -116,6 +133,9 @@ async def prepare(conn: asyncpg.Connection, wanted: Wanted) -> Prepared:
             prepared.claims[(network, tx_hash)] = r["id"]
         else:
             prepared.numbers[(r["id"], r["livemode"])] = (r["first"], r["last"])
+    for r in commands:
+        history = tuple(event for _seq, event in sorted(past.get(r["id"], ()), key=lambda pair: pair[0]))
+        prepared.recorded[r["id"]] = Recorded(r["request_hash"], bytes(r["reply"]), r["last"] or 0, history)
     return prepared
 
 
@@ -148,9 +168,8 @@ class OrderRow(NamedTuple):
     order_number: Annotated[int, "bigint"]
     status: Annotated[str, "text"]
     external_ref: Annotated[str | None, "text"]
-    state: Annotated[str, "jsonb"]
+    state: Annotated[str, "jsonb"]  # readers map it to readmodel.order.OrderView (actors/views.py)
     state_schema: Annotated[int, "smallint"]
-    view: Annotated[str, "jsonb"]  # readmodel.order.OrderView: what every reader reads
     version: Annotated[int, "int"]
     created_at: Annotated[datetime, "timestamptz"]
     updated_at: Annotated[datetime, "timestamptz"]
@@ -210,6 +229,7 @@ class CommandRow(NamedTuple):
     reply: Annotated[bytes, "bytea"]
     kind: Annotated[str, "text"]  # the command's tag
     at: Annotated[datetime | None, "timestamptz"]  # the time the command carried
+    version: Annotated[int | None, "int"]  # of the order whose view the reply answered, which it does not copy
 
 
 _ARRAYS = Arrays()
@@ -227,7 +247,7 @@ WITH new_events AS (
 ), saved_orders AS (
     INSERT INTO orders ({names(OrderRow)}) SELECT * FROM {_ARRAYS.unnest(OrderRow)}
     ON CONFLICT (order_id) DO UPDATE SET status = excluded.status, state = excluded.state,
-        state_schema = excluded.state_schema, view = excluded.view, version = excluded.version,
+        state_schema = excluded.state_schema, version = excluded.version,
         updated_at = excluded.updated_at
 ), saved_sessions AS (
     INSERT INTO checkout_sessions ({names(SessionRow)}) SELECT * FROM {_ARRAYS.unnest(SessionRow)}
@@ -256,10 +276,8 @@ def _columns(rows: list[tuple], width: int) -> list[list]:
 
 
 async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict[str, Order],
-                 encoded: dict[str, bytes], views: dict[str, bytes], published: list[str],
-                 before: Mapping[str, Order]) -> None:
-    """Write a batch in one statement, atomic on its own. `encoded` is each order as JSON, `views` its read view;
-    `published` names earlier batches whose events are on the stream now, so their outbox rows go. `before` holds
+                 encoded: dict[str, bytes], published: list[str], before: Mapping[str, Order]) -> None:
+    """Write a batch in one statement, atomic on its own. `encoded` is each order as JSON; `published` names earlier batches whose events are on the stream now, so their outbox rows go. `before` holds
     the changed orders as the batch found them (as committed): their sessions, refunds and tokens are written only
     where they differ from those, not all again with each command."""
     appended = [a for o in outcomes for a in o.appended]
@@ -271,15 +289,16 @@ async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict
                             a.public.livemode, _encode(a.event).decode(), a.event.at, a.payload, schema.EVENTS.current)
                    for a in appended],
         OrderRow: [OrderRow(o.order_id, o.merchant_id, o.livemode, o.order_number, o.status.value, o.external_ref,
-                            encoded[o.order_id].decode(), schema.SNAPSHOTS.current, views[o.order_id].decode(),
-                            o.version, o.created_at, o.updated_at) for o in held],
+                            encoded[o.order_id].decode(), schema.SNAPSHOTS.current, o.version, o.created_at,
+                            o.updated_at) for o in held],
         SessionRow: _changed_rows(_sessions, held, before),
         RefundRow: _changed_rows(_refunds, held, before),
         TokenRow: _changed_rows(_tokens, held, before),
         TransferRow: [TransferRow(a.network, a.tx_hash, r.refund_id, o.order_id, o.merchant_id, o.livemode,
                                   a.token_address, r.refund_to_address, r.amount, a.status, a.reason, a.submitted_at)
                       for o, r, a in _moved_transfers(held, appended)],
-        CommandRow: [CommandRow(o.command_id, o.order_id, o.request_hash, o.reply, o.kind, o.at) for o in outcomes],
+        CommandRow: [CommandRow(o.command_id, o.order_id, o.request_hash, o.recorded, o.kind, o.at, o.version or None)
+                     for o in outcomes],
     }
     await conn.execute(_COMMIT, *_ARRAYS.values(rows))
 

@@ -1,7 +1,10 @@
-"""The order's read view, mapped field by field from the state: the one place that knows both shapes."""
+"""The order's read view, mapped field by field from the state: the one place that knows both shapes.
+
+The state alone is stored (`orders.state`): every reader maps it here, so a command writes the order's JSON once."""
 
 from __future__ import annotations
 
+from actors import schema
 from actors.state import Order, Payment, Refund, RefundToken, Session, TxAttempt
 from readmodel.order import (
     LineItemView,
@@ -60,3 +63,8 @@ def view_of(o: Order) -> OrderView:
         payments=tuple(_payment(p) for p in o.payments), version=o.version,
         refunds=tuple(_refund(r) for r in o.refunds), tokens=tuple(_token(t) for t in o.tokens),
     )
+
+
+def stored_view(state: str | bytes, state_schema: int) -> OrderView:
+    """The view of an order as stored (`orders.state` and `orders.state_schema`)."""
+    return view_of(schema.snapshot(state, state_schema))

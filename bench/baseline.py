@@ -36,8 +36,8 @@ def main() -> None:
         number = int.from_bytes(secrets.token_bytes(6), "big")
         state = json.dumps({"order_id": order_id, "amount": body.amount, "external_ref": body.external_ref})
         await request.app["pool"].execute(
-            "INSERT INTO orders (order_id, merchant_id, livemode, order_number, status, external_ref, state, view,"
-            " version, created_at, updated_at) VALUES ($1, 'mer_baseline', false, $2, 'PENDING', $3, $4, $4, 1, $5, $5)",
+            "INSERT INTO orders (order_id, merchant_id, livemode, order_number, status, external_ref, state,"
+            " version, created_at, updated_at) VALUES ($1, 'mer_baseline', false, $2, 'PENDING', $3, $4, 1, $5, $5)",
             order_id, number, body.external_ref, state, now,
         )
         return web.json_response({"order_id": order_id}, status=201)

@@ -1,4 +1,4 @@
-"""The read view of one order, as the order actor writes it (`orders.view`) and answers it in its replies.
+"""The read view of one order, as the order actor answers it in its replies and readers map it from `orders.state`.
 
 Its field names are the view's own: the actor maps its state onto them explicitly (actors/views.py), so a
 renamed field of the aggregate never reaches a reader. The shape is the aggregate's as it stood at schema 1,

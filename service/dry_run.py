@@ -127,7 +127,7 @@ async def _rerun(conn: asyncpg.Connection, entry_id: str, env: m.Envelope, order
                           recorded=was, now=now)
 
     try:
-        outcome, _state, _json, _view = batch.decide_command(env.command_id, env.request_hash, cmd, order.state)
+        outcome, _state, _json = batch.decide_command(env.command_id, env.request_hash, cmd, order.state)
     except Refused as breach:  # an invariant the core enforces now and did not then
         return differs("raises", _events(recorded_events), f"refused as breaking an invariant: {breach.failure.code}")
     except Exception as exc:  # noqa: BLE001 - new code that crashes on an old command is the divergence to report
@@ -138,7 +138,9 @@ async def _rerun(conn: asyncpg.Connection, entry_id: str, env: m.Envelope, order
     now_events = [a.event for a in outcome.appended]
     if _events(now_events) != _events(recorded_events):
         return differs("events", _events(recorded_events), _events(now_events))
-    was, now = msgspec.json.decode(recorded.reply), msgspec.json.decode(outcome.reply)
+    # An answer recorded with its order's view is compared whole; one recorded by the version it answered, as such.
+    now = outcome.recorded if recorded.version else outcome.reply
+    was, now = msgspec.json.decode(recorded.reply), msgspec.json.decode(now)
     if was != now:
         return differs("reply", was, now)
     return None

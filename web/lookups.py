@@ -6,7 +6,7 @@ from datetime import datetime
 
 from aiohttp import web
 
-from readmodel import order as views
+from actors.views import stored_view
 from readmodel.order import OrderView
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -26,19 +26,19 @@ def missing(what: str, param: str | None = None) -> ApiError:
 
 async def order(request: web.Request, order_id: str) -> OrderView:
     api_key = caller(request)
-    view = await ctx(request).pool.fetchval(
-        "SELECT view FROM orders WHERE order_id = $1 AND merchant_id = $2 AND livemode = $3",
+    row = await ctx(request).pool.fetchrow(
+        "SELECT state, state_schema FROM orders WHERE order_id = $1 AND merchant_id = $2 AND livemode = $3",
         order_id, api_key.merchant_id, api_key.livemode,
     )
-    if view is None:
+    if row is None:
         raise missing("order")
-    return views.decode(view)
+    return stored_view(row["state"], row["state_schema"])
 
 
 # The caller's orders, newest first, for the API's list and the dashboard's: filtered by status, and by a search
 # that matches an order number, an external_ref or an id.
 _ORDERS = (
-    "SELECT view, created_at, order_id FROM orders WHERE merchant_id = $1 AND livemode = $2"
+    "SELECT state, state_schema, created_at, order_id FROM orders WHERE merchant_id = $1 AND livemode = $2"
     " AND ($3::text IS NULL OR status = $3)"
     " AND ($4::text IS NULL OR order_number = $5 OR external_ref = $4 OR order_id = $4)"
     " AND ($6::timestamptz IS NULL OR (created_at, order_id) < ($6, $7))"
@@ -54,7 +54,7 @@ async def orders(request: web.Request, status: str | None, before: tuple[datetim
     number, text = search
     rows = await ctx(request).pool.fetch(_ORDERS, api_key.merchant_id, api_key.livemode, status, text, number,
                                          after_at, after_id, limit)
-    return [views.decode(r["view"]) for r in rows], rows
+    return [stored_view(r["state"], r["state_schema"]) for r in rows], rows
 
 
 async def order_id_of(request: web.Request, kind: str, value: str, param: str | None = None) -> str:

@@ -15,7 +15,7 @@ from msgspec import Meta
 from actors import messages as m
 from common import merchants, money
 from common.ids import random_id
-from readmodel import order as views
+from actors.views import stored_view
 from readmodel.order import OrderView, TokenView
 from web import decoding, destinations, i18n, request_ids
 from web.commands import amount as parse_amount
@@ -53,12 +53,12 @@ def csrf_token(request: web.Request, token: str) -> str:
 
 async def _token(request: web.Request) -> tuple[OrderView, TokenView] | None:
     token = request.match_info["token"]
-    state = await ctx(request).pool.fetchval(
-        "SELECT o.view FROM refund_tokens t JOIN orders o USING (order_id) WHERE t.token = $1", token
+    row = await ctx(request).pool.fetchrow(
+        "SELECT o.state, o.state_schema FROM refund_tokens t JOIN orders o USING (order_id) WHERE t.token = $1", token
     )
-    if state is None:
+    if row is None:
         return None
-    order = views.decode(state)
+    order = stored_view(row["state"], row["state_schema"])
     return order, order.token(token)
 
 
@@ -161,12 +161,12 @@ async def request_renewal(request: web.Request) -> web.StreamResponse:
 
 async def _refund_by_link(request: web.Request):
     link = request.match_info["link_token"]
-    state = await ctx(request).pool.fetchval(
-        "SELECT o.view FROM refunds r JOIN orders o USING (order_id) WHERE r.link_token = $1", link
+    row = await ctx(request).pool.fetchrow(
+        "SELECT o.state, o.state_schema FROM refunds r JOIN orders o USING (order_id) WHERE r.link_token = $1", link
     )
-    if state is None:
+    if row is None:
         return None, None
-    order = views.decode(state)
+    order = stored_view(row["state"], row["state_schema"])
     return order, next(r for r in order.refunds if r.link_token == link)
 
 

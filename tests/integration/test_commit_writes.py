@@ -1,8 +1,16 @@
 """A command writes the rows it changed and no others: a refund writes its own row and the order's, not every
-earlier refund or the session again. PostgreSQL's xmin (the transaction that wrote a row version) shows it."""
+earlier refund or the session again. PostgreSQL's xmin (the transaction that wrote a row version) shows it. The
+order's JSON is written once, as its state: a recorded answer names the version it answered, and a retry made
+after the order moved on gets the first answer again, byte for byte, rebuilt from the order's events."""
 
 from __future__ import annotations
 
+import asyncio
+
+import msgspec
+
+from tests.integration.helpers import QUICK, pay
+from tests.integration.test_auth import _headers
 from tests.integration.test_refunds_api import merchant_refund, paid_order
 
 
@@ -35,3 +43,23 @@ async def test_a_refund_writes_its_own_row_and_the_orders_and_leaves_the_rest(st
     assert last[second["refund_id"]] == after[second["refund_id"]]
     stored = await stack.pool.fetchval("SELECT status FROM refunds WHERE refund_id = $1", first["refund_id"])
     assert stored == "EXECUTED"
+
+
+async def test_a_recorded_answer_names_its_version_and_a_later_retry_gets_the_first_answer_byte_for_byte(stack,
+                                                                                                          merchant):
+    body = b'{"amount": "6.00", "external_ref": "answered-once"}'
+
+    async def keyed() -> tuple[int, bytes]:
+        headers = _headers(merchant, "POST", QUICK, body) | {"Content-Type": "application/json",
+                                                             "Idempotency-Key": "answered-once"}
+        async with stack.http.post(stack.base_url + QUICK, data=body, headers=headers) as resp:
+            return resp.status, await resp.read()
+
+    status, first = await keyed()
+    assert status == 201, first
+    order_id = msgspec.json.decode(first)["order_id"]
+    recorded = await stack.pool.fetchrow("SELECT reply, version FROM commands WHERE order_id = $1", order_id)
+    assert recorded["version"] == 2 and b"session_key" not in recorded["reply"]  # no copy of the order
+    assert (await pay(merchant, order_id, "6.00"))[0] in (200, 201)
+    await asyncio.sleep(1.05)  # a fresh signature
+    assert await keyed() == (201, first)  # PENDING with its open session, as first answered

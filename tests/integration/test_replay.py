@@ -77,8 +77,8 @@ async def _load_history(pool, path: Path, merchant_id: str) -> str:
             " VALUES ($1, $2, $3, $4, $5, false, $6, $7, $8)", f"evt_{order_id}_{seq}", order_id, seq, event["type"],
             merchant_id, json.dumps(data), datetime.fromisoformat(event["at"]), recorded["schema"]["events"])
     await pool.execute(
-        "INSERT INTO orders (order_id, merchant_id, livemode, order_number, status, state, state_schema, view, version,"
-        " created_at, updated_at) VALUES ($1, $2, false, $3, $4, $5, $6, $5, $7, $8, $8)",
+        "INSERT INTO orders (order_id, merchant_id, livemode, order_number, status, state, state_schema, version,"
+        " created_at, updated_at) VALUES ($1, $2, false, $3, $4, $5, $6, $7, $8, $8)",
         order_id, merchant_id, state["order_number"], state["status"], json.dumps(state), recorded["schema"]["state"],
         state["version"], datetime.now(UTC))
     return order_id

@@ -7,7 +7,7 @@ from datetime import datetime
 import msgspec
 from aiohttp import web
 
-from readmodel import order as views
+from actors.views import stored_view
 from readmodel.statuses import TokenStatus
 from web import bodies, decoding
 from web.context import caller, ctx
@@ -23,12 +23,12 @@ SHOWN = 100  # newest first; a queue longer than this is worked from the top
 async def _pending_refunds(request: web.Request) -> list[dict]:
     api_key, settings = caller(request), ctx(request).settings
     rows = await ctx(request).pool.fetch(
-        "SELECT o.view, r.refund_id FROM refunds r JOIN orders o USING (order_id)"
+        "SELECT o.state, o.state_schema, r.refund_id FROM refunds r JOIN orders o USING (order_id)"
         " WHERE r.merchant_id = $1 AND r.livemode = $2 AND r.status = 'PENDING' ORDER BY r.created_at DESC LIMIT $3",
         api_key.merchant_id, api_key.livemode, SHOWN)
     found = []
     for row in rows:
-        order = views.decode(row["view"])
+        order = stored_view(row["state"], row["state_schema"])
         refund = refund_json(settings, order, order.refund(row["refund_id"]))
         found.append({**msgspec.to_builtins(refund), "order_number": order.order_number})
     return found
@@ -48,12 +48,12 @@ async def _tokens(request: web.Request, status: str) -> list[dict]:
     now = c.clock()
     where, value = _token_filter(status, now)
     rows = await c.pool.fetch(
-        "SELECT o.view, t.token FROM refund_tokens t JOIN orders o USING (order_id)"
+        "SELECT o.state, o.state_schema, t.token FROM refund_tokens t JOIN orders o USING (order_id)"
         f" WHERE t.merchant_id = $1 AND t.livemode = $2 AND {where} ORDER BY t.created_at DESC LIMIT $4",
         api_key.merchant_id, api_key.livemode, value, SHOWN)
     found = []
     for row in rows:
-        order = views.decode(row["view"])
+        order = stored_view(row["state"], row["state_schema"])
         token = token_json(c.settings, order, order.token(row["token"]), now)
         found.append({**msgspec.to_builtins(token), "order_number": order.order_number})
     return found

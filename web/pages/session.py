@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncpg
 import msgspec
 
-from readmodel import order as views
+from actors.views import stored_view
 from readmodel.order import OrderView, SessionView
 from common import merchants
 
@@ -30,13 +30,13 @@ class Checkout(msgspec.Struct, frozen=True, kw_only=True):
 async def load(pool: asyncpg.Pool, session_key: str, *, with_merchant: bool = True) -> Checkout | None:
     """None for an unknown key; the status poll skips the merchant's row, which it never shows."""
     row = await pool.fetchrow(
-        "SELECT o.view, s.session_id, m.name FROM checkout_sessions s JOIN orders o USING (order_id)"
+        "SELECT o.state, o.state_schema, s.session_id, m.name FROM checkout_sessions s JOIN orders o USING (order_id)"
         " JOIN merchants m ON m.merchant_id = o.merchant_id WHERE s.session_key = $1",
         session_key,
     )
     if row is None:
         return None
-    order = views.decode(row["view"])
+    order = stored_view(row["state"], row["state_schema"])
     session = next(s for s in order.sessions if s.session_key == session_key)
     attempts = await pool.fetch(
         "SELECT network, tx_hash, status, confirmations FROM payment_attempts WHERE session_id = $1"
