@@ -10,15 +10,24 @@ connection is ever left with an unread reply that the next command would take fo
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 from typing import Any
 
-from redis.exceptions import RedisError
+from redis.exceptions import NoScriptError, RedisError
 
 from streams.connection import Client
 
 log = logging.getLogger(__name__)
 IN_FLIGHT = 2  # pipelines at once: one being answered while the next is written
+
+
+class Script:
+    """A Lua script, run by its digest: its text would cost more bytes than the rest of each call."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.sha = hashlib.sha1(text.encode()).hexdigest()
 
 
 class Pipeliner:
@@ -39,6 +48,14 @@ class Pipeliner:
         """The command's reply; an error reply is raised."""
         [done] = self._enqueue([args])
         return await done
+
+    async def run(self, script: Script, *args: Any) -> Any:
+        """The script's reply; its text is sent only when the server does not know it yet (a restarted Redis, a
+        node that never ran it)."""
+        try:
+            return await self.call("EVALSHA", script.sha, *args)
+        except NoScriptError:
+            return await self.call("EVAL", script.text, *args)
 
     async def call_many(self, commands: list[tuple]) -> list[Any]:
         """The replies of several commands, sent together and in this order."""

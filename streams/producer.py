@@ -17,7 +17,7 @@ from typing import Any
 
 from streams.connection import Client, blocking_reader, close_reader, stream_entries
 from streams.names import Keys
-from streams.pipeliner import Pipeliner
+from streams.pipeliner import Pipeliner, Script
 
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder().encode
@@ -33,10 +33,10 @@ class SignatureSpent(Exception):
 
 
 # Both keys share the partition's hash tag, so the script stays within one Redis Cluster slot.
-_SPEND_THEN_ADD = """
+_SPEND_THEN_ADD = Script("""
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return false end
 return redis.call('XADD', KEYS[2], '*', 'm', ARGV[2])
-"""
+""")
 
 
 class CommandBus:
@@ -81,8 +81,8 @@ class CommandBus:
         stream = self.keys.commands(partition)
         if signature is None:
             await self.pipeliner.call("XADD", stream, "*", "m", _encode(envelope))
-        elif await self.pipeliner.call("EVAL", _SPEND_THEN_ADD, 2, self.keys.signature_seen(signature, partition), stream,
-                                       signature_ttl_s, _encode(envelope)) is None:
+        elif await self.pipeliner.run(_SPEND_THEN_ADD, 2, self.keys.signature_seen(signature, partition), stream,
+                                      signature_ttl_s, _encode(envelope)) is None:
             raise SignatureSpent(signature)
 
     async def ask(self, envelope: Any, signature: str | None = None, signature_ttl_s: int = 0) -> Any:

@@ -6,19 +6,18 @@ full again), so the check is atomic across web processes and stays within one Re
 
 from __future__ import annotations
 
-import hashlib
 import math
 from typing import NamedTuple
 
 from aiohttp import web
-from redis.exceptions import NoScriptError
 
+from streams.pipeliner import Script
 from web.context import CALLER, ctx
 from web.errors import ApiError
 
 # KEYS[1]: the bucket. ARGV: microseconds per token, burst, cost (0 asks whether one token is there, taking
 # none). Redis's own clock, so web processes whose clocks differ share one bucket fairly.
-_TAKE = """
+_TAKE = Script("""
 local per, burst, cost = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
@@ -33,7 +32,7 @@ if cost > 0 then
   redis.call('SET', KEYS[1], string.format('%.0f', tat), 'PX', math.max(1, math.ceil((tat - now) / 1000)))
 end
 return {1, math.floor((now - (tat - burst * per)) / per), 0, math.ceil((tat - now) / 1000)}
-"""
+""")
 
 # Unknown tokens on the hosted pages, per client IP: 20 at once, then one every 6 s. A buyer mistypes a link
 # now and then; a script guessing tokens is slowed to 600 guesses an hour.
@@ -63,17 +62,10 @@ class Verdict(NamedTuple):
 VERDICT: web.RequestKey[Verdict] = web.RequestKey("rate_limit", Verdict)
 
 
-_TAKE_SHA = hashlib.sha1(_TAKE.encode()).hexdigest()
-
-
 async def take(request: web.Request, bucket: str, per_second: float, burst: int, cost: int = 1) -> Verdict:
     c = ctx(request)
     args = (1, c.keys.rate_limit(bucket), max(1, round(1_000_000 / per_second)), burst, cost)
-    try:
-        # By its digest: on every request, the script's text would cost more bytes than the rest of the call.
-        allowed, remaining, retry_ms, reset_ms = await c.bus.pipeliner.call("EVALSHA", _TAKE_SHA, *args)
-    except NoScriptError:
-        allowed, remaining, retry_ms, reset_ms = await c.bus.pipeliner.call("EVAL", _TAKE, *args)
+    allowed, remaining, retry_ms, reset_ms = await c.bus.pipeliner.run(_TAKE, *args)
     return Verdict(bool(allowed), burst, remaining, retry_ms, reset_ms)
 
 
