@@ -1,4 +1,7 @@
-"""The long-running processes of the Procfile: web, actors, scheduler, webhooks and one chain watcher per family."""
+"""The long-running processes of the Procfile: web, actors, scheduler, webhooks and one chain watcher per family.
+
+Each runs on uvloop: its transports and timers are native code, and every process here spends most of its time in
+them (sending answers, replies and commits; bench/run.py, README Benchmarks)."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ import secrets
 import socket
 from typing import TYPE_CHECKING
 
+import uvloop
 from aiohttp import web
 
 from actors import gauges
@@ -36,7 +40,8 @@ def run_web(settings: Settings) -> None:
     logs.announce(log, f"web: metrics on http://{settings.host}:{settings.port}/metrics (probes /healthz, /readyz)")
     app = init_app(settings)
     _settle_garbage_collector()
-    web.run_app(app, host=settings.host, port=settings.port, print=None, reuse_port=True, access_log=None)
+    web.run_app(app, host=settings.host, port=settings.port, print=None, reuse_port=True, access_log=None,
+                loop=uvloop.new_event_loop())
 
 
 def _settle_garbage_collector() -> None:
@@ -69,7 +74,7 @@ async def _actors(settings: Settings, hooks: BatchHooks | None) -> None:
 
 
 def run_actors(settings: Settings, hooks: BatchHooks | None = None) -> None:
-    asyncio.run(_actors(settings, hooks))
+    uvloop.run(_actors(settings, hooks))
 
 
 async def _scheduler(settings: Settings) -> None:
@@ -89,7 +94,7 @@ async def _scheduler(settings: Settings) -> None:
 
 
 def run_scheduler(settings: Settings) -> None:
-    asyncio.run(_scheduler(settings))
+    uvloop.run(_scheduler(settings))
 
 
 async def _webhooks(settings: Settings, hooks: DispatchHooks | None) -> None:
@@ -99,7 +104,7 @@ async def _webhooks(settings: Settings, hooks: DispatchHooks | None) -> None:
 
 
 def run_webhooks(settings: Settings, hooks: DispatchHooks | None = None) -> None:
-    asyncio.run(_webhooks(settings, hooks))
+    uvloop.run(_webhooks(settings, hooks))
 
 
 async def _watch(settings: Settings, family: str) -> None:
@@ -109,4 +114,4 @@ async def _watch(settings: Settings, family: str) -> None:
 
 
 def run_watch(settings: Settings, family: str) -> None:
-    asyncio.run(_watch(settings, family))
+    uvloop.run(_watch(settings, family))
