@@ -29,8 +29,8 @@ import asyncpg
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from actors import batch, store
 from actors import messages as m
-from bench.peer import decide_and_commit
 from common import db
 from common.clock import utcnow
 from common.ids import random_id
@@ -42,10 +42,13 @@ USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"  # Ethereum's USDT, as confi
 
 
 async def _apply(pool: asyncpg.Pool, command: m.Command) -> None:
+    """One command decided against its order's stored state and committed, as an actor does a batch of one."""
     envelope = m.Envelope(command_id=random_id("cmd"), command=command)
     async with pool.acquire() as conn:
-        outcome = await decide_and_commit(conn, envelope, [])
-    assert outcome is not None and outcome.appended, outcome
+        prepared = await store.prepare(conn, batch.wanted([envelope], {}))
+        decided = batch.decide_batch([envelope], prepared, prepared.orders)
+        assert not decided.broken and decided.outcomes[0].appended, decided.outcomes[0]
+        await store.commit(conn, decided.fresh, decided.changed, decided.encoded, [], prepared.orders)
 
 
 async def template(pool: asyncpg.Pool, merchant_id: str) -> dict[str, str]:
