@@ -2,20 +2,24 @@
 in the same run, on the same machine, with the same load generator.
 
     python bench/run.py                                  # against the peer (bench/peer.py), quick sessions
-    python bench/run.py --against peer --json            # one JSON object: pipeline, peer, ratio
+    python bench/run.py --against peer --json            # one JSON object: pipeline, peer, their rounds, ratio
     python bench/run.py --mix refunds                    # merchant refunds on paid orders beside new sessions, 1:1
-    python bench/run.py --keyed                          # each request with an Idempotency-Key of its own
+    python bench/run.py --no-keys                        # requests without an Idempotency-Key
     python bench/run.py --prefill 5000000                # first load 5M orders over 1,000 merchants (bench/prefill.py)
-    python bench/run.py --against bare                   # the old bare baseline (one INSERT, bench/baseline.py)
+    python bench/run.py --against bare --no-keys         # the old bare baseline (one INSERT, bench/baseline.py)
     python bench/run.py --against none --rounds 10 --seconds 60 --retention 120   # Redis memory over 10 minutes
 
-The peer is the service's own web application with the actors replaced by one PostgreSQL transaction per request
-(bench/peer.py): the same signature check, replay guard, Idempotency-Key, rows and answer bodies. Each design gets
-the same two cores: the pipeline as `--web` web and `--workers` actor processes, the peer as `--peer-processes`
-processes sharing its port. Prints requests/s, p50, p99, peak RSS per process and CPU per request by process
-(PostgreSQL, Redis and wrk included). The load comes from wrk (`apt-get install wrk`) replaying pre-signed
-requests, so the load generator costs little CPU; each round signs its requests afresh (signatures are accepted
-once, within 300 s of their timestamp).
+The peer is the design a careful team would build instead (bench/peer.py): an aiohttp and asyncpg application of
+its own, with tables of its own (the schema `peer`), that checks each request's signature, spends it in Redis and
+writes all the request's changes (order, session, refund, events, outbox row, the Idempotency-Key's answer) in one
+SQL statement. Each design gets the same two cores: the pipeline as `--web` web and `--workers` actor processes,
+the peer as `--peer-processes` processes sharing its port. Every request carries an Idempotency-Key of its own
+unless --no-keys. Each design gets --rounds rounds; each round prints requests/s, p50, p99, peak RSS per process,
+CPU per request by process (PostgreSQL, Redis and wrk included), the WAL PostgreSQL wrote per request and, after a
+VACUUM of the design's tables, their size per order they hold; the report keeps every round and names the median
+one (by requests/s) the design's figures. The prefill fills the service's tables only: the peer's start empty.
+The load comes from wrk (`apt-get install wrk`) replaying pre-signed requests, so the load generator costs little
+CPU; each round signs its requests afresh (signatures are accepted once, within 300 s of their timestamp).
 """
 
 from __future__ import annotations
@@ -149,7 +153,7 @@ def _ms(text: str) -> float:
 
 async def load(base_url: str, pair, args, seconds: float, tag: str, paid: list[str]) -> dict:
     requests = Path(args.workdir) / f"requests-{tag}.tsv"
-    write_requests(requests, int(seconds * args.max_rate), pair, tag, paid, args.keyed)
+    write_requests(requests, int(seconds * args.max_rate), pair, tag, paid, not args.no_keys)
     env = dict(os.environ, REQUESTS_FILE=str(requests), WRK_THREADS=str(args.threads), PUBLIC_KEY=pair.public_key)
     proc = await asyncio.create_subprocess_exec(
         "wrk", f"-t{args.threads}", f"-c{args.concurrency}", f"-d{int(seconds)}s", "--latency",
@@ -159,6 +163,7 @@ async def load(base_url: str, pair, args, seconds: float, tag: str, paid: list[s
     latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)", out, re.MULTILINE))
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
     return {"rps": float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),
+            "requests": int(re.search(r"(\d+) requests in", out).group(1)),
             "p50_ms": _ms(latency["50"]), "p99_ms": _ms(latency["99"]),
             "errors": int(errors.group(1)) if errors else 0}
 
@@ -189,36 +194,69 @@ async def paid_orders(base_url: str, pair, count: int) -> list[str]:
         return list(await asyncio.gather(*(gated(i) for i in range(count))))
 
 
-async def checkpoint(database_url: str) -> None:
+# Each design's tables: the service's own, or the peer's schema. The bare baseline writes into the service's orders,
+# so after it the pipeline's size per order counts the baseline's rows too.
+SCHEMAS = {"pipeline": "public", "peer": "peer", "bare": "public"}
+
+
+async def checkpoint(conn: asyncpg.Connection) -> int:
     """Each measurement starts just after a checkpoint, at the same place in PostgreSQL's checkpoint cycle for
     either design and any database; the default max_wal_size (1 GB) then brings the next one 30 to 40 s into the
-    load, so a 15 s run meets none and a 60 s run meets one or two (README, Benchmarks)."""
-    conn = await asyncpg.connect(database_url)
-    try:
-        await conn.execute("CHECKPOINT")
-    finally:
-        await conn.close()
+    load, so a 15 s run meets none and a 60 s run meets one or two (README, Benchmarks). Returns the WAL position
+    the measurement starts from."""
+    await conn.execute("CHECKPOINT")
+    return await conn.fetchval("SELECT pg_current_wal_lsn()")  # asyncpg reads an LSN as its byte position
 
 
-async def measure(name, procs, url, pair, args, database_url: str, tag: str = "") -> dict:
-    await wait_http(url)
-    paid = await paid_orders(url, pair, PAID_ORDERS) if args.mix == "refunds" else []
-    await load(url, pair, args, 2, f"{name}{tag}-warm", paid)
-    await checkpoint(database_url)
+async def bytes_per_order(conn: asyncpg.Connection, design: str) -> float:
+    """The size on disk of the design's tables (indexes and TOAST included) after a VACUUM, per order they hold."""
+    schema = SCHEMAS[design]
+    tables = [r["name"] for r in await conn.fetch(
+        "SELECT format('%I.%I', schemaname, tablename) AS name FROM pg_tables WHERE schemaname = $1", schema)]
+    await conn.execute(f"VACUUM {', '.join(tables)}")
+    size = await conn.fetchval("SELECT sum(pg_total_relation_size(t::regclass)) FROM unnest($1::text[]) AS t", tables)
+    return size / max(await conn.fetchval(f'SELECT count(*) FROM "{schema}".orders'), 1)
+
+
+async def measure(name, procs, url, pair, args, conn: asyncpg.Connection, tag: str, paid: list[str]) -> dict:
+    """One round of a design: a short warm-up, then --seconds of load from just after a checkpoint."""
+    await load(url, pair, args, 2, f"{tag}-warm", paid)
+    wal_from = await checkpoint(conn)
     stop = asyncio.Event()
     sampler = RssSampler(procs)
     sampling = asyncio.create_task(sampler.run(stop))
-    result = await load(url, pair, args, args.seconds, name + tag, paid)
+    result = await load(url, pair, args, args.seconds, tag, paid)
     stop.set()
     await sampling
     result["rss_mb"] = {k: round(v / 2**20, 1) for k, v in sampler.peak.items()}
-    served = max(result["rps"] * args.seconds, 1)
+    served = max(result["requests"], 1)
     result["cpu_ms_per_request"] = {k: round(1000 * v / served, 3) for k, v in sampler.cpu_used().items()}
     result["cpu_ms_per_request"]["all"] = round(sum(result["cpu_ms_per_request"].values()), 3)
+    wal = await conn.fetchval("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)", wal_from)
+    result["wal_bytes_per_request"] = round(float(wal) / served)
+    result["bytes_per_order"] = round(await bytes_per_order(conn, name))
     say(f"{name:>9}: {result['rps']:8.0f} req/s  p50 {result['p50_ms']:6.1f} ms  p99 {result['p99_ms']:6.1f} ms"
-        f"  errors {result['errors']}  peak RSS MB {result['rss_mb']}"
+        f"  errors {result['errors']}  WAL B/request {result['wal_bytes_per_request']}"
+        f"  B/order {result['bytes_per_order']}  peak RSS MB {result['rss_mb']}"
         f"  CPU ms/request {result['cpu_ms_per_request']}")
     return result
+
+
+async def rounds(name, procs, url, pair, args, conn: asyncpg.Connection, after_round=None) -> list[dict]:
+    """--rounds rounds of one design; with the refund mix, all of them refund the same paid orders."""
+    await wait_http(url)
+    paid = await paid_orders(url, pair, PAID_ORDERS) if args.mix == "refunds" else []
+    figures = []
+    for n in range(args.rounds):
+        figures.append(await measure(name, procs, url, pair, args, conn, f"{name}-{n}", paid))
+        if after_round is not None:
+            await after_round(n)
+    return figures
+
+
+def median(figures: list[dict]) -> dict:
+    """The round of median throughput (the slower middle one of an even count), with all its figures."""
+    return sorted(figures, key=lambda f: f["rps"])[(len(figures) - 1) // 2]
 
 
 def say(line: str) -> None:
@@ -262,9 +300,8 @@ def arguments() -> argparse.Namespace:
                         help="the rival measured in the same run: the conventional service, the bare INSERT, or none")
     parser.add_argument("--mix", choices=("sessions", "refunds"), default="sessions",
                         help="quick sessions only, or merchant refunds on paid orders beside them, 1:1")
-    parser.add_argument("--keyed", action="store_true",
-                        help="each request with an Idempotency-Key of its own (the ids' time is then the key's first"
-                             " sighting, one more PostgreSQL round trip in the web)")
+    parser.add_argument("--no-keys", action="store_true",
+                        help="requests without an Idempotency-Key (by default each carries one of its own)")
     parser.add_argument("--prefill", type=int, default=0, metavar="N",
                         help="orders (with sessions and events, over 1,000 merchants) loaded before measuring")
     parser.add_argument("--json", action="store_true", help="print one JSON object of the figures")
@@ -278,13 +315,14 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--workdir", default="/tmp")
     parser.add_argument("--admin-url", default=os.environ.get("BENCH_DATABASE_ADMIN_URL", "postgresql://postgres@127.0.0.1:5432/postgres"))
     parser.add_argument("--redis-url", default=os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/0"))
-    parser.add_argument("--rounds", type=int, default=1, help="rounds of --seconds of load on the pipeline")
+    parser.add_argument("--rounds", type=int, default=3,
+                        help="rounds of --seconds of load on each design; the median one is the design's figures")
     parser.add_argument("--retention", type=int, help="STREAM_RETENTION_S of the pipeline's processes")
     parser.add_argument("--database", help="measure on this existing database (prefilled by bench/prefill.py) and"
                                            " keep it, instead of a new one")
     args = parser.parse_args()
-    if args.against == "bare" and (args.mix != "sessions" or args.keyed):
-        parser.error("the bare baseline serves quick sessions only, without Idempotency-Key")
+    if args.against == "bare" and (args.mix != "sessions" or not args.no_keys):
+        parser.error("the bare baseline serves quick sessions only, without Idempotency-Key (--no-keys)")
     if args.database and args.prefill:
         parser.error("--prefill makes a new database; --database measures on one made before")
     return args
@@ -299,10 +337,13 @@ async def main() -> None:
         await admin.execute(f'CREATE DATABASE "{name}"')
     database_url = args.admin_url.rsplit("/", 1)[0] + "/" + name
     master = Fernet.generate_key().decode()
-    report: dict = {"concurrency": args.concurrency, "seconds": args.seconds, "mix": args.mix, "keyed": args.keyed}
+    report: dict = {"concurrency": args.concurrency, "seconds": args.seconds, "rounds": args.rounds, "mix": args.mix,
+                    "keyed": not args.no_keys}
     running: dict[str, subprocess.Popen] = {}
+    conn = None
     try:
         await db.migrate(database_url)
+        conn = await asyncpg.connect(database_url)  # the bench's own: checkpoints, WAL positions, table sizes
         pool = await db.connect(database_url, min_size=1, max_size=2)
         pair = await merchants.create(pool, Vault(master.encode()), "Bench")
         if args.prefill:
@@ -320,16 +361,22 @@ async def main() -> None:
         await asyncio.to_thread(
             subprocess.run, [sys.executable, "-m", "service", "merchants", "limits", pair.merchant_id, "--rps",
                              "1000000", "--burst", "1000000"], env=env, cwd=ROOT, check=True, stdout=subprocess.DEVNULL)
-        keyed = ", keyed" if args.keyed else ""
-        say(f"load: wrk, {args.concurrency} connections, {args.seconds:.0f} s each, {args.mix}{keyed}, one machine")
+        keyed = ", without keys" if args.no_keys else ", each with its own Idempotency-Key"
+        say(f"load: wrk, {args.concurrency} connections, {args.rounds} rounds of {args.seconds:.0f} s each, {args.mix}"
+            f"{keyed}, one machine")
+
+        def record(design: str, figures: list[dict]) -> None:
+            report[design], report[design + "_rounds"] = median(figures), figures
+            say(f"{design:>9}: median of {len(figures)} rounds {report[design]['rps']:.0f} req/s,"
+                f" p99 {report[design]['p99_ms']:.1f} ms")
+
         if args.against != "none":
             port = free_port()
             command = ([sys.executable, str(ROOT / "bench" / "peer.py"), "--port", str(port)] if args.against == "peer"
                        else [sys.executable, str(ROOT / "bench" / "baseline.py"), "--port", str(port)])
             rival = start(command, env, args.peer_processes if args.against == "peer" else 1, args.against)
             running.update(rival)
-            report[args.against] = await measure(args.against, rival, f"http://127.0.0.1:{port}", pair, args,
-                                                 database_url)
+            record(args.against, await rounds(args.against, rival, f"http://127.0.0.1:{port}", pair, args, conn))
             stop(rival)
 
         if args.retention is not None:
@@ -340,10 +387,11 @@ async def main() -> None:
         running.update(pipeline)
         await asyncio.sleep(1.5)  # leases
         say(f"redis used_memory before: {await redis_memory(args.redis_url)}")
-        for round_ in range(args.rounds):
-            report["pipeline"] = await measure("pipeline", pipeline, f"http://127.0.0.1:{port}", pair, args,
-                                               database_url, f"-{round_}")
-            say(f"redis used_memory after round {round_ + 1} of {args.rounds}: {await redis_memory(args.redis_url)}")
+
+        async def memory(n: int) -> None:
+            say(f"redis used_memory after round {n + 1} of {args.rounds}: {await redis_memory(args.redis_url)}")
+
+        record("pipeline", await rounds("pipeline", pipeline, f"http://127.0.0.1:{port}", pair, args, conn, memory))
         if args.against != "none":
             report["ratio"] = round(report["pipeline"]["rps"] / report[args.against]["rps"], 3)
             say(f"pipeline / {args.against} throughput: {report['ratio']:.2f}")
@@ -351,6 +399,8 @@ async def main() -> None:
             print(json.dumps(report))
     finally:
         stop(running)
+        if conn is not None:
+            await conn.close()
         if not args.database:
             await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
         await admin.close()

@@ -1,4 +1,4 @@
--- wrk script: sends pre-signed quick-session requests, each once, read from REQUESTS_FILE.
+-- wrk script: sends pre-signed requests (quick sessions, and refunds in the refund mix), each once, read from REQUESTS_FILE.
 -- Each line: timestamp <TAB> signature <TAB> Idempotency-Key (- for none) <TAB> path <TAB> body (every request is a POST). Thread n takes lines n, n+T, n+2T, ...
 local threads = {}
 local counter = 0
