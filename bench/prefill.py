@@ -82,25 +82,23 @@ WITH ids AS (
          LATERAL (SELECT lpad(to_hex((extract(epoch FROM at) * 1000)::bigint), 12, '0') AS t) AS time_part
 ), orders_in AS (
     INSERT INTO orders (order_id, merchant_id, livemode, order_number, status, external_ref, state, version, created_at,
-                        updated_at, state_schema, view)
+                        updated_at, state_schema)
     SELECT i.order_id, i.merchant_id, t.livemode, i.order_number, t.status, t.external_ref,
            jsonb_set(pg_temp.rename(t.state::text, i.session_key, i.session_id, i.payment_id, i.order_id,
                                     i.merchant_id)::jsonb, '{{order_number}}', to_jsonb(i.order_number)),
-           t.version, i.at, i.at, t.state_schema,
-           jsonb_set(pg_temp.rename(t.view::text, i.session_key, i.session_id, i.payment_id, i.order_id,
-                                    i.merchant_id)::jsonb, '{{order_number}}', to_jsonb(i.order_number))
+           t.version, i.at, i.at, t.state_schema
     FROM ids i, orders t WHERE t.order_id = $1
 ), sessions_in AS (
     INSERT INTO checkout_sessions (session_id, session_key, order_id, merchant_id, livemode, status, expires_at)
     SELECT i.session_id, i.session_key, i.order_id, i.merchant_id, s.livemode, s.status, i.at + interval '30 minutes'
     FROM ids i, checkout_sessions s WHERE s.order_id = $1
 ), commands_in AS (
-    INSERT INTO commands (command_id, order_id, request_hash, reply, created_at, kind, at)
+    INSERT INTO commands (command_id, order_id, request_hash, reply, created_at, kind, at, version)
     SELECT 'cmd_' || i.t || substr(md5(c.command_id || i.g), 1, 24), i.order_id, c.request_hash,
            convert_to(replace(pg_temp.rename(convert_from(c.reply, 'UTF8'), i.session_key, i.session_id, i.payment_id,
                                              i.order_id, i.merchant_id),
                               '"order_number":' || i.t_number, '"order_number":' || i.order_number), 'UTF8'),
-           i.at, c.kind, i.at
+           i.at, c.kind, i.at, c.version
     FROM ids i, commands c WHERE c.order_id = $1
 )
 INSERT INTO events (event_id, order_id, seq, type, merchant_id, livemode, data, created_at, public, schema)
