@@ -345,6 +345,11 @@ class Worker:
             _DEAD.inc(len(dead))
         if log.isEnabledFor(logging.DEBUG):
             _log_answered(answered)
+        # Counted before the replies go: a client that has its answer finds its command counted.
+        _RETRIED.inc(len(retried))
+        ok = sum(1 for _env, outcome in answered if _answered_ok(outcome.reply))
+        _OK.inc(ok)
+        _REFUSED.inc(len(answered) - ok - (len(dead) - undecodable))  # a dead letter's answer is no refusal
         appended = [(a, env.request_id) for env, o in answered for a in o.appended]
         await self.pipeliner.call_many(
             [("XADD", stream, "MAXLEN", "~", REPLY_STREAM_MAXLEN, "*", "r", b"[" + b",".join(answers) + b"]")
@@ -355,10 +360,6 @@ class Worker:
         )
         if appended:
             lane.published.append(appended[0][0].event_id)  # a batch's outbox row is named by its first event
-        _RETRIED.inc(len(retried))
-        ok = sum(1 for _env, outcome in answered if _answered_ok(outcome.reply))
-        _OK.inc(ok)
-        _REFUSED.inc(len(answered) - ok - (len(dead) - undecodable))  # a dead letter's answer is no refusal
 
     def _publish(self, events: list[tuple[bytes, str]]) -> list[tuple]:
         return publication(self.keys, events)
