@@ -277,7 +277,8 @@ def _columns(rows: list[tuple], width: int) -> list[list]:
 
 async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict[str, Order],
                  encoded: dict[str, bytes], published: list[str], before: Mapping[str, Order]) -> None:
-    """Write a batch in one statement, atomic on its own. `encoded` is each order as JSON; `published` names earlier batches whose events are on the stream now, so their outbox rows go. `before` holds
+    """Write a batch in one statement, atomic on its own. `encoded` is each order as JSON; `published` names earlier
+    batches whose events are on the stream now, so their outbox rows go. `before` holds
     the changed orders as the batch found them (as committed): their sessions, refunds and tokens are written only
     where they differ from those, not all again with each command."""
     appended = [a for o in outcomes for a in o.appended]

@@ -4,8 +4,9 @@ An id the service makes begins with the time it was made, in milliseconds (12 he
 derived part. Every table's primary key and most of its unique indexes are these ids: time-ordered, a new row lands
 at the right edge of each index, on pages already in memory, instead of on a random page of an index that years of
 orders have made far larger than the buffer cache (docs/architecture.md, Ids begin with their time). A derived
-id's time must be the same on every retry, so its caller names it: the signed timestamp, the key's first sighting,
-the deriving id's own time. A keyed request's command id alone has none (keyed_command_id).
+id's time must be the same on every retry, so its caller names it: the signed timestamp, the deriving id's own
+time. A keyed request's command id has none (keyed_command_id); the other ids of a keyed request begin with the time
+it was sent, and differ from a retry's in that part alone (same_but_time).
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def same_but_time(a: str, b: str) -> bool:
     time, would have made (the same prefix, seed and purpose)."""
     prefix_a, _, body_a = a.rpartition("_")
     prefix_b, _, body_b = b.rpartition("_")
-    return prefix_a == prefix_b and len(body_a) == len(body_b) > TIME_DIGITS and body_a[TIME_DIGITS:] == body_b[TIME_DIGITS:]
+    return (prefix_a == prefix_b and len(body_a) == len(body_b) > TIME_DIGITS
+            and body_a[TIME_DIGITS:] == body_b[TIME_DIGITS:])
 
 
 def made_at(id_: str, nbytes: int = 12) -> int | None:

@@ -139,8 +139,8 @@ async def _rerun(conn: asyncpg.Connection, entry_id: str, env: m.Envelope, order
     if _events(now_events) != _events(recorded_events):
         return differs("events", _events(recorded_events), _events(now_events))
     # An answer recorded with its order's view is compared whole; one recorded by the version it answered, as such.
-    now = outcome.recorded if recorded.version else outcome.reply
-    was, now = msgspec.json.decode(recorded.reply), msgspec.json.decode(now)
+    answered = outcome.recorded if recorded.version else outcome.reply
+    was, now = msgspec.json.decode(recorded.reply), msgspec.json.decode(answered)
     if was != now:
         return differs("reply", was, now)
     return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection
 from typing import TypeVar
 
 import msgspec
@@ -55,7 +55,7 @@ class Ids:
         return keyed_command_id(self._seed, self._secret) if self._keyed else self.make("cmd", "command")
 
 
-def made_by(own: str, found: Iterable[str]) -> str:
+def made_by(own: str, found: Collection[str]) -> str:
     """Of the ids an answer holds, the one naming the object this request made: its own, or, when a retry of its
     Idempotency-Key was answered with what the first request made, that one's, which differs in its time alone."""
     return own if own in found else next((f for f in found if same_but_time(f, own)), own)
@@ -63,17 +63,18 @@ def made_by(own: str, found: Iterable[str]) -> str:
 
 def ids_of(request: web.Request) -> Ids:
     c, api_key, key = ctx(request), caller(request), idempotency_key(request)
+    now_ms = int(c.clock().timestamp() * 1000)
     if key:
         # Retries made later get ids of a later time, and the same routing part: their order's partition, where
         # the record of the key answers them with the order the first one made.
         seed = f"{api_key.merchant_id}:{api_key.livemode}:{key}"
-        return Ids(seed, int(c.clock().timestamp() * 1000), c.derived.ids, keyed=True)
+        return Ids(seed, now_ms, c.derived.ids, keyed=True)
     if UNSPENT_SIGNATURE in request:
         # Its replay guard lives in the partition of the order the request names: a replay of a creation
         # must name the very same new order to meet the guard there.
         seed = f"{api_key.merchant_id}:{api_key.livemode}:signature:{request[UNSPENT_SIGNATURE]}"
         return Ids(seed, request[SIGNED_AT_MS], c.derived.ids)
-    return Ids(None, int(c.clock().timestamp() * 1000), c.derived.ids)
+    return Ids(None, now_ms, c.derived.ids)
 
 
 def checked(command: m.Command) -> m.Command:

@@ -13,9 +13,9 @@ from aiohttp import web
 from msgspec import Meta
 
 from actors import messages as m
+from actors.views import stored_view
 from common import merchants, money
 from common.ids import random_id
-from actors.views import stored_view
 from readmodel.order import OrderView, TokenView
 from web import decoding, destinations, i18n, request_ids
 from web.commands import amount as parse_amount

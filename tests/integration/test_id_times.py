@@ -46,16 +46,16 @@ async def test_a_keyed_retry_an_hour_later_names_the_same_order(stack, merchant)
     before = int(time.time() * 1000)
     status, first = await _raw(stack, "POST", QUICK, _signed(merchant, body, int(time.time()) - 60, "later-1"), body)
     assert status == 201, first
-    first_seen = made_at(first["order_id"])
-    assert before <= first_seen <= int(time.time() * 1000)  # when it was sent, not the signed time
-    assert await _event_times(stack, first["order_id"]) == {first_seen}
+    sent_at = made_at(first["order_id"])
+    assert before <= sent_at <= int(time.time() * 1000)  # when it was sent, not the signed time
+    assert await _event_times(stack, first["order_id"]) == {sent_at}
     stack.clock.advance(3600)
     status, again = await _raw(stack, "POST", QUICK, _signed(merchant, body, int(time.time()) + 3600, "later-1"), body)
     assert (status, again["order_id"], again["session_key"]) == (201, first["order_id"], first["session_key"])
     other = b'{"amount": "4.00", "external_ref": "keyed-later-2"}'
     later = int(time.time()) + 3600
     status, second = await _raw(stack, "POST", QUICK, _signed(merchant, other, later, "later-2"), other)
-    assert status == 201 and made_at(second["order_id"]) > first_seen + 3_600_000 - 1000
+    assert status == 201 and made_at(second["order_id"]) > sent_at + 3_600_000 - 1000
     stored = await stack.pool.fetch("SELECT order_id FROM orders WHERE merchant_id = $1", merchant.merchant_id)
     assert sorted(r["order_id"] for r in stored) == sorted([first["order_id"], second["order_id"]])
 

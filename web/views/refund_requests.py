@@ -70,7 +70,12 @@ async def issue_token(request: web.Request, merchant_id: str, mint: bodies.Refun
         hide_summary=mint.hide_summary, hide_header=mint.hide_header,
     )
     order = await submit(request, ids, command)
-    return token_json(ctx(request).settings, order, order.token(made_by(command.token, [t.token for t in order.tokens])), now)
+    return token_json(ctx(request).settings, order, _made(order, command.token), now)
+
+
+def _made(order, token: str):
+    """The token this request made, as the answer holds it (a keyed retry's is the first request's)."""
+    return order.token(made_by(token, [t.token for t in order.tokens]))
 
 
 async def _token_order(request: web.Request):
@@ -111,8 +116,8 @@ async def renew(request: web.Request, ttl_seconds: int | None, default_ttl: int)
         new_token=ids.make("rfqt", "renewed_token", 24), expires_at=expiry(now, ttl_seconds, default_ttl),
     )
     order = await submit(request, ids, command)
-    renewed = order.token(made_by(command.new_token, [t.token for t in order.tokens]))
-    return token_json(ctx(request).settings, order, renewed, now, contract.RefundRequestRenewed, old_token=token)
+    return token_json(ctx(request).settings, order, _made(order, command.new_token), now, contract.RefundRequestRenewed,
+                      old_token=token)
 
 
 ROUTES = [
