@@ -81,6 +81,10 @@ class ChainAdapter(Protocol):
         """Observe a transaction; `account` says where to look on chains that cannot find a hash alone (TON)."""
         ...
 
+    async def head(self) -> int:
+        """The chain's newest block (slot, masterchain seqno): the unit `confirmations` counts in."""
+        ...
+
     def payment_link(
         self, to_address: str, token_address: str, amount_base_units: int, reference: str | None = None
     ) -> str | None:

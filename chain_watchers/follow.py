@@ -22,9 +22,10 @@ from common.ids import derived_id
 from common.money import to_base_units
 
 
-async def refunds(watch: Watch, network: Network) -> int:
-    """Check every refund transfer due on the network; returns how many verdicts reached the actor."""
-    due = await store.due_refund_txs(watch.pool, network.slug, watch.now - watch.recheck, watch.options.batch)
+async def refunds(watch: Watch, network: Network, head: int | None = None) -> int:
+    """Check every refund transfer due on the network at `head` (the newest block announced, None when unknown);
+    returns how many verdicts reached the actor."""
+    due = await store.due_refund_txs(watch.pool, network.slug, watch.now - watch.recheck, head, watch.options.batch)
     if not due:
         return 0
     told = 0
@@ -66,9 +67,10 @@ async def _report_refund(watch: Watch, tx: store.RefundTx, verdict: Verdict) -> 
     return 0
 
 
-async def payments(watch: Watch, network: Network) -> int:
-    """Check every payment attempt due on the network; returns how many payments reached the actor."""
-    due = await store.due_attempts(watch.pool, network.slug, watch.now - watch.recheck, watch.options.batch)
+async def payments(watch: Watch, network: Network, head: int | None = None) -> int:
+    """Check every payment attempt due on the network at `head` (as for refunds); returns how many payments
+    reached the actor."""
+    due = await store.due_attempts(watch.pool, network.slug, watch.now - watch.recheck, head, watch.options.batch)
     told = 0
     addresses: dict[str, str | None] = {}
     for attempt in due:
@@ -83,7 +85,7 @@ async def payments(watch: Watch, network: Network) -> int:
             if not reply.ok:  # a refusal is recorded under the command id, so sending it again changes nothing
                 status, verdict = "rejected", replace(verdict, reason=f"refused by the order: {reply.error.message}")
             told += reply.ok
-        await store.attempt_progress(watch.pool, attempt, status, verdict, watch.now)
+        await store.attempt_progress(watch.pool, attempt, status, verdict, network.confirmations, watch.now)
     return told
 
 

@@ -53,6 +53,10 @@ class Network(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     rpc_url: str
     confirmations: int
     testnet: bool
+    # Where the watcher learns of new blocks: a websocket announcing heads (eth_subscribe "newHeads"); empty, the
+    # watcher reads the head every block_time_s instead (docs/watchers.md, "Following the chain").
+    ws_url: str = ""
+    block_time_s: float | None = None  # the chain's usual time between blocks (slots, masterchain blocks)
     explorer_tx_url: str = ""  # "{tx_hash}" is replaced; empty where the network has no explorer
     chain_id: int | None = None
     stablecoins: tuple[Stablecoin, ...] = ()
@@ -63,6 +67,10 @@ class Network(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             raise ValueError(f"{self.slug}: confirmations must be at least 1")
         if (self.family == "evm") != (self.chain_id is not None):
             raise ValueError(f"{self.slug}: chain_id is required on evm networks and only there")
+        if self.ws_url and self.family != "evm":
+            raise ValueError(f"{self.slug}: ws_url is followed on evm networks only; {self.family} heads are read")
+        if self.block_time_s is not None and self.block_time_s <= 0:
+            raise ValueError(f"{self.slug}: block_time_s must be positive")
 
     def explorer_url(self, tx_hash: str) -> str | None:
         return self.explorer_tx_url.replace("{tx_hash}", tx_hash) if self.explorer_tx_url else None

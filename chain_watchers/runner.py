@@ -1,4 +1,5 @@
-"""One watcher process per chain family: ticks over its networks, backs off a failing RPC, resumes from PostgreSQL.
+"""One watcher process per chain family: passes over a network when its head moves (chain_watchers/heads.py) or its
+interval runs out, backs off a failing RPC, resumes from PostgreSQL.
 
 Adapters report facts, verify.py turns them into verdicts, and only the order actor changes states: every verdict
 reaches it as a command with a deterministic id, so a restart that repeats a report repeats nothing.
@@ -17,6 +18,7 @@ import msgspec
 
 from actors.bus import CommandBus
 from chain_watchers import discovery, follow
+from chain_watchers.heads import Heads
 from chain_watchers.registry import FAMILIES, Network, Registry, load_registry
 from chain_watchers.watch import AdapterFactory, Bus, Watch, WatchOptions
 from common import backoff, logs, metrics, probes, wiring
@@ -79,44 +81,88 @@ class Watcher:
         self.backoff = Backoff(self.options.backoff_base_s, self.options.backoff_max_s)
 
     async def run_once(self) -> Tick:
-        """One pass over every network of the family: find hashless payments, verify attempts, follow refunds."""
+        """One pass over every network of the family, with no head announced (checks fall back on the time)."""
+        ticks = [await self.run_network(network, None) for network in self.networks]
+        return Tick(sum(t.found for t in ticks), sum(t.payments for t in ticks), sum(t.refunds for t in ticks),
+                    tuple(slug for t in ticks for slug in t.failed))
+
+    async def run_network(self, network: Network, head: int | None) -> Tick:
+        """One pass over one network at `head`, its newest announced block (None: unknown): find hashless payments,
+        verify attempts, follow refunds."""
         self.watch.next_tick()
-        found = payments = refunds = 0
-        failed = []
         loop = asyncio.get_running_loop()
-        for network in self.networks:
-            if not self.backoff.ready(network.slug, loop.time()):
-                continue
-            try:
-                found += await discovery.discover(self.watch, network)
-                payments += await follow.payments(self.watch, network)
-                refunds += await follow.refunds(self.watch, network)
-            # Any error of a client library (HTTP status such as 429, RPC error, timeout, unreadable answer) is
-            # this network's: it backs off while the family's other networks go on.
-            except Exception as error:
-                pause = self.backoff.failed(network.slug, loop.time())
-                failed.append(network.slug)
-                metrics.WATCHER_TICKS.labels(network.slug, "failed").inc()
-                if isinstance(error, CODE_FAULTS):
-                    # Our bug, not the node's: it backs off all the same, but with its traceback for the on-call.
-                    log.exception("watch %s: a fault of the watcher's code; next try in %.1f s", network.slug, pause)
-                else:
-                    log.warning("watch %s: %s: %s; next try in %.1f s", network.slug, type(error).__name__, error,
-                                pause)
-                await self.watch.forget(network)
+        if not self.backoff.ready(network.slug, loop.time()):
+            return Tick()
+        try:
+            found = await discovery.discover(self.watch, network)
+            payments = await follow.payments(self.watch, network, head)
+            refunds = await follow.refunds(self.watch, network, head)
+        # Any error of a client library (HTTP status such as 429, RPC error, timeout, unreadable answer) is
+        # this network's: it backs off while the family's other networks go on.
+        except Exception as error:
+            pause = self.backoff.failed(network.slug, loop.time())
+            metrics.WATCHER_TICKS.labels(network.slug, "failed").inc()
+            if isinstance(error, CODE_FAULTS):
+                # Our bug, not the node's: it backs off all the same, but with its traceback for the on-call.
+                log.exception("watch %s: a fault of the watcher's code; next try in %.1f s", network.slug, pause)
             else:
-                self.backoff.succeeded(network.slug)
-                metrics.WATCHER_TICKS.labels(network.slug, "ok").inc()
-        return Tick(found, payments, refunds, tuple(failed))
+                log.warning("watch %s: %s: %s; next try in %.1f s", network.slug, type(error).__name__, error,
+                            pause)
+            await self.watch.forget(network)
+            return Tick(failed=(network.slug,))
+        self.backoff.succeeded(network.slug)
+        metrics.WATCHER_TICKS.labels(network.slug, "ok").inc()
+        return Tick(found, payments, refunds)
 
     async def run(self, stop: asyncio.Event) -> None:
-        while not stop.is_set():
-            await self.run_once()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(stop.wait(), self.options.interval_s)
+        """Pass over each network when its head moves (at most every min_pass_s) and at least every interval_s.
+        A network's heads are followed from the pass that first opened its adapter: one nobody uses costs nothing."""
+        heads = Heads(poll_floor_s=self.options.head_poll_s, retry_max_s=self.options.backoff_max_s)
+        loop = asyncio.get_running_loop()
+        passed: dict[str, tuple[int | None, float]] = {}  # slug -> (head of its last pass, loop time of that pass)
+
+        def due_in(slug: str) -> float:
+            head, at = passed.get(slug, (None, -float("inf")))
+            due = at + self.options.interval_s
+            if heads.latest.get(slug) != head:
+                due = min(due, at + self.options.min_pass_s)
+            return due - loop.time()
+
+        try:
+            while not stop.is_set():
+                heads.moved.clear()  # a head announced during the passes below sets it again: no move is lost
+                for network in self.networks:
+                    if due_in(network.slug) <= 0:
+                        head = heads.latest.get(network.slug)
+                        await self.run_network(network, head)
+                        passed[network.slug] = (head, loop.time())
+                        if self.watch.opened(network):
+                            heads.follow(network, self._head_reader(network), self.options.interval_s)
+                wait = min((due_in(network.slug) for network in self.networks), default=self.options.interval_s)
+                await _first(stop, heads.moved, max(wait, 0.0))
+        finally:
+            await heads.close()
+
+    def _head_reader(self, network: Network):
+        async def read() -> int | None:
+            if not self.backoff.ready(network.slug, asyncio.get_running_loop().time()):
+                return None  # the network is backing off: its node is not asked meanwhile
+            return await (await self.watch.adapter(network)).head()
+
+        return read
 
     async def close(self) -> None:
         await self.watch.close()
+
+
+async def _first(stop: asyncio.Event, moved: asyncio.Event, timeout: float) -> None:
+    """Return when `stop` or `moved` is set, or after `timeout` seconds."""
+    waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(moved.wait())]
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for waiting in waits:
+            waiting.cancel()
 
 
 async def serve(settings: Settings, family: str, stop: asyncio.Event) -> None:

@@ -62,7 +62,7 @@ class SolanaAdapter(AdapterBase):
                 str(signature), success=None, confirmations=0, chain_final=False, transfers=(),
                 block_ref=str(status.slot), reason="pending: processed, not yet confirmed",
             )
-        head = (await self.client.get_slot(commitment=Confirmed)).value
+        head = await self.head()
         meta = response.value.transaction.meta
         return self.observed(
             str(signature),
@@ -73,6 +73,9 @@ class SolanaAdapter(AdapterBase):
             block_ref=str(response.value.slot),
             reason=None if meta.err is None else f"failed: {_error_as_sent(meta)}",
         )
+
+    async def head(self) -> int:
+        return (await self.client.get_slot(commitment=Confirmed)).value
 
     async def find_by_reference(self, reference: str, limit: int = 20) -> tuple[str, ...]:
         """Signatures of confirmed transactions carrying a Solana Pay reference key, newest first."""

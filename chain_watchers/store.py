@@ -7,7 +7,7 @@ from datetime import datetime
 import asyncpg
 import msgspec
 
-from chain_watchers.verify import Verdict
+from chain_watchers.verify import Verdict, due_height
 from common.ids import derived_id
 
 
@@ -54,9 +54,11 @@ async def _rows(pool: asyncpg.Pool, kind: type, query: str, *args) -> list:
     return [kind(**dict(r)) for r in await pool.fetch(query, *args)]
 
 
-async def due_refund_txs(pool: asyncpg.Pool, network: str, checked_before: datetime, limit: int) -> list[RefundTx]:
+async def due_refund_txs(pool: asyncpg.Pool, network: str, checked_before: datetime, head: int | None,
+                         limit: int) -> list[RefundTx]:
     """Transfers still being verified for a refund still APPROVED (not canceled, nor executed by another
-    transfer). The order actor writes both tables in one commit, so they always agree."""
+    transfer), never checked, checked before `checked_before`, or deep enough at `head` (None: unknown). The order
+    actor writes both tables in one commit, so they always agree."""
     return await _rows(
         pool, RefundTx,
         "SELECT network, tx_hash, t.refund_id, t.order_id, t.merchant_id, t.livemode, t.token_address, t.to_address,"
@@ -64,35 +66,40 @@ async def due_refund_txs(pool: asyncpg.Pool, network: str, checked_before: datet
         " FROM refund_transactions t JOIN refunds r USING (refund_id)"
         " LEFT JOIN refund_transfer_checks c USING (network, tx_hash) WHERE t.status = 'verifying' AND network = $1"
         " AND r.status = 'APPROVED'"
-        " AND (c.checked_at IS NULL OR c.checked_at <= $2) ORDER BY c.checked_at NULLS FIRST LIMIT $3",
-        network, checked_before, limit)
+        " AND (c.checked_at IS NULL OR c.checked_at <= $2 OR c.due_height <= $3)"
+        " ORDER BY c.checked_at NULLS FIRST LIMIT $4",
+        network, checked_before, head, limit)
 
 
 async def refund_progress(pool: asyncpg.Pool, tx: RefundTx, verdict: Verdict, required: int, now: datetime) -> None:
     """The watcher's own table: the order actor writes the transfer's status when it applies a verdict."""
     await pool.execute(
         "INSERT INTO refund_transfer_checks (network, tx_hash, confirmations, required, seen_block, missing_since,"
-        " checked_at) VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (network, tx_hash) DO UPDATE SET"
-        " confirmations = excluded.confirmations, required = excluded.required, seen_block = excluded.seen_block,"
-        " missing_since = excluded.missing_since, checked_at = excluded.checked_at",
-        tx.network, tx.tx_hash, verdict.confirmations, required, verdict.seen_block, verdict.missing_since, now)
+        " checked_at, due_height) VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (network, tx_hash) DO UPDATE"
+        " SET confirmations = excluded.confirmations, required = excluded.required, seen_block = excluded.seen_block,"
+        " missing_since = excluded.missing_since, checked_at = excluded.checked_at, due_height = excluded.due_height",
+        tx.network, tx.tx_hash, verdict.confirmations, required, verdict.seen_block, verdict.missing_since, now,
+        due_height(verdict.seen_block, required))
 
 
-async def due_attempts(pool: asyncpg.Pool, network: str, checked_before: datetime, limit: int) -> list[Attempt]:
+async def due_attempts(pool: asyncpg.Pool, network: str, checked_before: datetime, head: int | None,
+                       limit: int) -> list[Attempt]:
+    """Attempts not yet in a block, checked before `checked_before`, or deep enough at `head` (None: unknown)."""
     return await _rows(
         pool, Attempt,
         "SELECT attempt_id, session_id, order_id, merchant_id, livemode, network, tx_hash, seen_block, missing_since,"
         " created_at FROM payment_attempts WHERE status IN ('reported', 'confirming') AND network = $1"
-        " AND (status = 'reported' OR updated_at <= $2) ORDER BY updated_at LIMIT $3",
-        network, checked_before, limit)
+        " AND (status = 'reported' OR updated_at <= $2 OR due_height <= $3) ORDER BY updated_at LIMIT $4",
+        network, checked_before, head, limit)
 
 
-async def attempt_progress(pool: asyncpg.Pool, attempt: Attempt, status: str, verdict: Verdict, now: datetime) -> None:
+async def attempt_progress(pool: asyncpg.Pool, attempt: Attempt, status: str, verdict: Verdict, required: int,
+                           now: datetime) -> None:
     await pool.execute(
         "UPDATE payment_attempts SET status = $2, confirmations = $3, reason = $4, seen_block = $5,"
-        " missing_since = $6, updated_at = $7 WHERE attempt_id = $1",
+        " missing_since = $6, updated_at = $7, due_height = $8 WHERE attempt_id = $1",
         attempt.attempt_id, status, verdict.confirmations, verdict.reason, verdict.seen_block, verdict.missing_since,
-        now)
+        now, due_height(verdict.seen_block, required))
 
 
 async def add_found_attempt(conn, session: Session, network: str, tx_hash: str) -> bool:

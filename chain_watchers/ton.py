@@ -99,6 +99,9 @@ class TonAdapter(AdapterBase):
                       for t in transfers]
         return found, newest
 
+    async def head(self) -> int:
+        return (await self._last()).seqno
+
     async def _last(self) -> BlockIdExt:
         # Everything read through this masterchain block is committed: TON finality is the masterchain's.
         return BlockIdExt.from_dict((await self.client.get_masterchain_info())["last"])

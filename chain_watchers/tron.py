@@ -82,6 +82,9 @@ class TronAdapter(AdapterBase):
             reason=None if success else _failure(contract_ret, info),
         )
 
+    async def head(self) -> int:
+        return await self.client.get_latest_block_number()
+
     async def solid_head(self) -> int:
         """The latest solidified (irreversible) block: a forward scan reads no further, so no reorg can undo it."""
         return await self.client.get_latest_solid_block_number()

@@ -42,6 +42,14 @@ class PaymentExpectation(msgspec.Struct, frozen=True, kw_only=True):
     required: int
 
 
+def due_height(seen_block: str | None, required: int) -> int | None:
+    """The head at which a transaction in `seen_block` reaches `required` confirmations: checking it before then can
+    only answer "not yet". None where the block reference is no height (TON's shard block ids) or there is none."""
+    if seen_block is None or not seen_block.isdecimal():
+        return None
+    return int(seen_block) + required - 1
+
+
 class Verdict(msgspec.Struct, frozen=True, kw_only=True):
     outcome: Literal["pending", "confirmed", "failed"]
     confirmations: int

@@ -23,8 +23,12 @@ AdapterFactory = Callable[[Network], Awaitable[ChainAdapter]]
 class WatchOptions(msgspec.Struct, frozen=True, kw_only=True):
     """Tuning of one watcher process; every field can be set from the environment (WATCH_<FIELD>)."""
 
-    interval_s: float = 3.0  # pause between ticks
-    recheck_s: float = 5.0  # a transaction checked this recently waits for a later tick
+    interval_s: float = 3.0  # longest pause between passes over a network, whatever its heads do
+    # A transaction in a block is checked again when the head reaches the height that completes its depth; this is
+    # the net under that rule (a head that stopped moving, a family without heights), not the usual path.
+    recheck_s: float = 30.0
+    head_poll_s: float = 1.0  # the fastest a network without a subscription has its head read
+    min_pass_s: float = 0.5  # the fastest one network is passed over, however fast its heads come
     batch: int = 100  # transactions checked per network and tick
     not_found_after_s: float = 1800.0  # a hash no node knows this long (since posted, or since it left a block) fails
     backoff_base_s: float = 1.0  # first pause of a network whose RPC failed; doubles per failure
@@ -75,6 +79,10 @@ class Watch:
         if network.slug not in self._adapters:
             self._adapters[network.slug] = await self._open_adapter(network)
         return self._adapters[network.slug]
+
+    def opened(self, network: Network) -> bool:
+        """Whether some pass needed the network's node (only then are its heads worth following)."""
+        return network.slug in self._adapters
 
     async def tell(self, command_id: str, command: m.Command) -> m.Reply:
         """Send a command to its order's actor and wait for the answer (a resent id is answered from the record)."""
