@@ -79,6 +79,7 @@ class Watcher:
         self.options = options or WatchOptions()
         self.watch = Watch(pool, bus, open_adapter, self.options, clock)
         self.backoff = Backoff(self.options.backoff_base_s, self.options.backoff_max_s)
+        self.heads = Heads(poll_floor_s=self.options.head_poll_s, retry_max_s=self.options.backoff_max_s)
 
     async def run_once(self) -> Tick:
         """One pass over every network of the family, with no head announced (checks fall back on the time)."""
@@ -117,8 +118,7 @@ class Watcher:
     async def run(self, stop: asyncio.Event) -> None:
         """Pass over each network when its head moves (at most every min_pass_s) and at least every interval_s.
         A network's heads are followed from the pass that first opened its adapter: one nobody uses costs nothing."""
-        heads = Heads(poll_floor_s=self.options.head_poll_s, retry_max_s=self.options.backoff_max_s)
-        loop = asyncio.get_running_loop()
+        heads, loop = self.heads, asyncio.get_running_loop()
         passed: dict[str, tuple[int | None, float]] = {}  # slug -> (head of its last pass, loop time of that pass)
 
         def due_in(slug: str) -> float:
@@ -152,6 +152,7 @@ class Watcher:
         return read
 
     async def close(self) -> None:
+        await self.heads.close()
         await self.watch.close()
 
 

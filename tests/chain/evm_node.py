@@ -40,12 +40,14 @@ def _free_port() -> int:
 
 
 @contextlib.asynccontextmanager
-async def ganache() -> AsyncIterator[str]:
-    """A fresh ganache chain (random accounts, instant mining); yields its URL and stops it afterwards."""
+async def ganache(block_time_s: float = 0) -> AsyncIterator[str]:
+    """A fresh ganache chain (random accounts; a block per transaction, or one every `block_time_s` seconds when
+    set); yields its URL (HTTP and websocket on one port) and stops it afterwards."""
     port = _free_port()
     process = await asyncio.create_subprocess_exec(
         str(GANACHE), "--server.host", "127.0.0.1", "--server.port", str(port), "--chain.chainId", str(CHAIN_ID),
         "--wallet.totalAccounts", "1", "--wallet.defaultBalance", "1000000", "--logging.quiet", "true",
+        "--miner.blockTime", str(block_time_s),
         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"
@@ -109,6 +111,56 @@ class Proxy:
 
     def methods(self) -> list[str]:
         return [call["method"] for call in self.calls]
+
+
+@dataclass
+class WsProxy:
+    """Forwards websocket JSON-RPC (subscriptions included) to the node; `down()` drops every connection and refuses
+    new ones until `up()`, as a provider's websocket endpoint does when it restarts."""
+
+    node_url: str
+    connections: int = 0  # connections accepted so far
+    _open: set = field(default_factory=set)
+    _down: bool = False
+
+    def app(self) -> web.Application:
+        async def forward(request: web.Request) -> web.StreamResponse:
+            if self._down:
+                return web.Response(status=503, text="down")
+            client = web.WebSocketResponse()
+            await client.prepare(request)
+            self.connections += 1
+            async with aiohttp.ClientSession() as http, http.ws_connect(self.node_url.replace("http", "ws", 1)) as node:
+                self._open.add(client)
+
+                async def pump(source, sink) -> None:
+                    async for message in source:
+                        if message.type == aiohttp.WSMsgType.TEXT:
+                            await sink.send_str(message.data)
+                        elif message.type == aiohttp.WSMsgType.BINARY:  # ganache answers in binary frames
+                            await sink.send_bytes(message.data)
+
+                pumps = [asyncio.ensure_future(pump(client, node)), asyncio.ensure_future(pump(node, client))]
+                try:
+                    await asyncio.wait(pumps, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    for running in pumps:
+                        running.cancel()
+                    self._open.discard(client)
+            await client.close()
+            return client
+
+        app = web.Application()
+        app.router.add_get("/", forward)
+        return app
+
+    async def down(self) -> None:
+        self._down = True
+        for client in list(self._open):
+            await client.close()
+
+    def up(self) -> None:
+        self._down = False
 
 
 class Chain:

@@ -96,6 +96,14 @@ def test_a_mode_sees_its_own_networks(livemode: bool, present: set[str], absent:
     assert present <= slugs and not absent & slugs
 
 
+def test_every_shipped_network_names_its_block_time_and_only_evm_ones_a_websocket() -> None:
+    timed = {n.slug for n in SHIPPED.networks if n.block_time_s is not None}
+    assert timed == set(SHIPPED.slugs) - {"local"}  # the in-process chain mines a block per transaction
+    assert {n.family for n in SHIPPED.networks if n.ws_url} == {"evm"}
+    assert load_registry(env={"POLYGON_WS_URL": "wss://polygon.example"}).network("polygon").ws_url == (
+        "wss://polygon.example")
+
+
 def test_unknown_slug_is_refused() -> None:
     with pytest.raises(UnknownNetwork):
         SHIPPED.network("dogecoin")
@@ -110,6 +118,8 @@ MISTAKES = [
     ('family = "tron"\nconfirmation = 1', "confirmation"),
     ('family = "tron"\nconfirmations = 1\nnote = "${NOT_SET}"', "NOT_SET"),
     ('family = "tron"\nconfirmations = 1\nstablecoins = [{ symbol = "USDT", address = "T", decimals = 99 }]', "decimals"),
+    ('family = "solana"\nconfirmations = 1\nws_url = "wss://x"', "ws_url"),
+    ('family = "evm"\nchain_id = 1\nconfirmations = 1\nblock_time_s = 0', "block_time_s"),
 ]
 
 
@@ -117,7 +127,7 @@ MISTAKES = [
     ("lines", "message"),
     MISTAKES,
     ids=["evm-without-chain-id", "chain-id-off-evm", "zero-confirmations", "unknown-family", "misspelt-field",
-         "unset-variable", "decimals-out-of-range"],
+         "unset-variable", "decimals-out-of-range", "websocket-off-evm", "zero-block-time"],
 )
 def test_operator_mistakes_are_refused(lines: str, message: str) -> None:
     toml = f'[networks.x]\nrpc_url = "http://x"\ntestnet = false\n{lines}\n'

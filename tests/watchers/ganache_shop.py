@@ -20,7 +20,7 @@ from chain_watchers.clients import open_adapter
 from chain_watchers.registry import DEFAULT_FILE, Network, Stablecoin
 from chain_watchers.runner import Tick, Watcher
 from common import money
-from tests.chain.evm_node import Chain, network, node_behind_proxy, registry_toml
+from tests.chain.evm_node import Chain, Proxy, network, node_behind_proxy, registry_toml
 from tests.integration.helpers import QUICK, order
 from tests.support.client import Signed
 from tests.watchers import api
@@ -44,12 +44,13 @@ class Ganache:
     chain: Chain
     tokens: dict
     network: Network
+    proxy: Proxy  # the HTTP JSON-RPC proxy the network's rpc_url names
 
 
 
 @contextlib.asynccontextmanager
 async def ganache_network() -> AsyncIterator[Ganache]:
-    async with node_behind_proxy() as (chain, _proxy, proxy_url):
+    async with node_behind_proxy() as (chain, proxy, proxy_url):
         tokens = {name: await chain.deploy(symbol, decimals, fee) for name, (symbol, decimals, fee, _) in TOKENS.items()}
         coins = tuple(Stablecoin(address=tokens[name].address, symbol=symbol, decimals=decimals)
                       for name, (symbol, decimals, _, configured) in TOKENS.items() if configured)
@@ -59,7 +60,7 @@ async def ganache_network() -> AsyncIterator[Ganache]:
             patch.setenv("NETWORKS_FILE", str(registry))
             destinations.registry.cache_clear()
             try:
-                yield Ganache(chain, tokens, network(proxy_url, *coins))
+                yield Ganache(chain, tokens, network(proxy_url, *coins), proxy)
             finally:
                 destinations.registry.cache_clear()
 

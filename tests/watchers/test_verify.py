@@ -14,6 +14,7 @@ from chain_watchers.verify import (
     Progress,
     RefundExpectation,
     Verdict,
+    due_height,
     to_micros,
     verify_payment,
     verify_refund,
@@ -197,3 +198,10 @@ def test_reorganised_away_deadline_is_the_not_found_parameter() -> None:
 ], ids=["six-decimals", "eighteen-decimals", "dust-rounds-down", "two-decimals", "zero"])
 def test_to_micros(units: int, decimals: int, micros: int) -> None:
     assert to_micros(units, decimals) == micros
+
+
+@pytest.mark.parametrize(("seen_block", "required", "due"), [
+    ("100", 3, 102), ("100", 1, 100), (None, 3, None), ("0:8000000000000000:4242", 1, None),
+], ids=["evm-block", "one-confirmation", "in-no-block", "ton-shard-block"])
+def test_a_transaction_is_due_at_the_height_that_completes_its_depth(seen_block, required, due) -> None:
+    assert due_height(seen_block, required) == due
