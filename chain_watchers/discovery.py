@@ -15,11 +15,14 @@ from chain_watchers.watch import Watch
 from common import metrics, money
 
 
-async def discover(watch: Watch, network: Network) -> int:
-    """Payments found on the network this tick (new attempts); no chain is read where no merchant takes payments."""
+async def discover(watch: Watch, network: Network, head: int | None = None) -> int:
+    """Payments found on the network this tick (new attempts); no chain is read where no merchant takes payments.
+    `head` is the newest block announced (None: unknown)."""
     if not await store.receivable(watch.pool, network.slug):
         return 0
-    finder = {"evm": _evm, "tron": _tron, "solana": _solana, "ton": _ton}[network.family]
+    if network.family == "evm":
+        return await _evm(watch, network, head)
+    finder = {"tron": _tron, "solana": _solana, "ton": _ton}[network.family]
     return await finder(watch, network)
 
 
@@ -71,14 +74,18 @@ def _matches(seen: list[SeenTransfer], keyed: dict) -> list[tuple[store.Session,
     return finds
 
 
-async def _evm(watch: Watch, network: Network) -> int:
+async def _evm(watch: Watch, network: Network, announced: int | None) -> int:
     adapter = await watch.adapter(network)
-    head = await adapter.head()
+    # With nothing reserved the announced head moves the cursor and the node is not asked. With amounts reserved the
+    # scan reads the head from the node it reads logs from: an announcement from another backend may be ahead of it.
+    head = await adapter.head() if announced is None else announced
     metrics.chain_position(network.slug, head=head)
-    final_edge = head - network.confirmations + 1  # blocks at or below it are at the required depth
-    cursor, reservations = await _reserved(watch, network, final_edge)
+    cursor, reservations = await _reserved(watch, network, head - network.confirmations + 1)
     if not reservations:
         return 0
+    if announced is not None:
+        head = await adapter.head()
+    final_edge = head - network.confirmations + 1  # blocks at or below it are at the required depth
     keyed = _by_amount(network, adapter, reservations)
     recipients = sorted({r.address for r in reservations})
     start = cursor + 1 if cursor is not None else max(0, head - watch.options.first_lookback)

@@ -95,7 +95,7 @@ class Watcher:
         if not self.backoff.ready(network.slug, loop.time()):
             return Tick()
         try:
-            found = await discovery.discover(self.watch, network)
+            found = await discovery.discover(self.watch, network, head)
             payments = await follow.payments(self.watch, network, head)
             refunds = await follow.refunds(self.watch, network, head)
         # Any error of a client library (HTTP status such as 429, RPC error, timeout, unreadable answer) is

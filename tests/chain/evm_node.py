@@ -239,10 +239,13 @@ def network(rpc_url: str, *coins: Stablecoin) -> Network:
                    chain_id=CHAIN_ID, stablecoins=coins)
 
 
-def registry_toml(rpc_url: str, *coins: Stablecoin) -> str:
-    """The same network as an operator writes it in networks.toml, for the web layer (NETWORKS_FILE)."""
+def registry_toml(rpc_url: str, *coins: Stablecoin, confirmations: int = CONFIRMATIONS, **heads: str | float) -> str:
+    """The same network as an operator writes it in networks.toml, for the web layer (NETWORKS_FILE); `heads` may
+    name its ws_url and block_time_s."""
     lines = [f"[networks.{SLUG}]", 'family = "evm"', f"chain_id = {CHAIN_ID}", f'rpc_url = "{rpc_url}"',
-             f"confirmations = {CONFIRMATIONS}", "testnet = true", "stablecoins = ["]
+             f"confirmations = {confirmations}", "testnet = true"]
+    lines += [f"{name} = {value!r}".replace("'", '"') for name, value in heads.items()]
+    lines += ["stablecoins = ["]
     lines += [f'  {{ symbol = "{c.symbol}", address = "{c.address}", decimals = {c.decimals} }},' for c in coins]
     return "\n".join([*lines, "]", ""])
 

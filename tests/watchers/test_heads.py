@@ -13,6 +13,7 @@ import msgspec
 import pytest
 from aiohttp.test_utils import TestServer
 
+from chain_watchers import store
 from chain_watchers.clients import open_adapter
 from chain_watchers.runner import Watcher
 from common import money
@@ -89,12 +90,12 @@ async def test_a_payment_is_checked_again_only_by_the_block_that_completes_its_d
     assert (await shop.attempt(tx_hash))["confirmations"] == 2
     checks = receipts(ganache, tx_hash)
 
-    # Each block below the depth wakes a pass (a new head), but the attempt is not fetched again until its depth.
+    # Each block below the depth wakes a pass (a new head: the scan cursor follows it, since no amount is reserved),
+    # but the attempt is not fetched again until its depth.
     for _ in range(DEPTH - 3):
-        before = len(ganache.proxy.calls)
         await shop.chain.mine(1)
-        await until(lambda: len(ganache.proxy.calls) > before, "the node asked about the new head")
-        await asyncio.sleep(0.3)
+        edge = await shop.chain.head() - DEPTH + 1
+        await until(lambda: _cursor_at(shop, edge), "a pass over the new head")
         assert receipts(ganache, tx_hash) == checks
     assert not await paid(shop, created["order_id"])
 
@@ -102,6 +103,11 @@ async def test_a_payment_is_checked_again_only_by_the_block_that_completes_its_d
     await until(lambda: paid(shop, created["order_id"]), "PAID once the depth is reached", timeout=5)
     assert receipts(ganache, tx_hash) == checks + 1
     assert await api.events(shop.stack.pool, created["order_id"]) == api.SETTLED
+
+
+async def _cursor_at(shop: GanacheShop, edge: int) -> bool:
+    async with shop.stack.pool.acquire() as conn:
+        return await store.cursor(conn, SLUG) == edge
 
 
 async def _confirming(shop: GanacheShop, tx_hash: str) -> bool:
