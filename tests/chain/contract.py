@@ -14,6 +14,7 @@ from aiohttp.test_utils import TestServer
 from chain_watchers.base import ChainAdapter, TokenTransfer, TxObservation
 from chain_watchers.clients import open_adapter
 from chain_watchers.registry import load_registry
+from chain_watchers.verify import due_height
 
 
 @dataclass(frozen=True)
@@ -130,6 +131,15 @@ class AdapterContract:
             pytest.skip("this family has one spelling per hash")
         assert spelling != sent.tx_hash
         assert await self.fetch(world, sent, spelling) == await self.fetch(world, sent)
+
+    async def test_the_head_is_counted_in_the_unit_of_confirmations(self, world: World) -> None:
+        """A watcher re-checks a transaction when the head reaches its due height: head and depth must agree."""
+        sent = await self._shallow(world)
+        seen = await self.fetch(world, sent)
+        head, required = await world.adapter.head(), world.adapter.network.confirmations
+        assert due_height(seen.block_ref, required) == head + required - seen.confirmations
+        await world.advance(2)
+        assert await world.adapter.head() == head + 2
 
     async def _shallow(self, world: World) -> Sent:
         sent = await world.shallow_transfer()

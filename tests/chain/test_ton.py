@@ -173,3 +173,7 @@ async def test_a_truncated_notification_from_anyone_is_skipped_and_the_scan_goes
     assert [(s.tx_hash, s.transfer) for s in seen] == [(paid, ton.moved(ton.recipient, 2_500_000, "order-43"))]
     observed = await ton.adapter.fetch(forged, account=raw(ton.recipient))
     assert (observed.success, observed.transfers) == (True, ())
+
+
+async def test_the_head_is_the_last_masterchain_block(ton: TonWorld) -> None:
+    assert await ton.adapter.head() == ton.ledger.last_block.seqno
