@@ -10,11 +10,12 @@ each on its own loop) and a real JSON-RPC node (ganache).
 Each payment is what a buyer does: a quick session, the hosted page read for its wallet transfer (the token, and
 the amount the page quotes on the network), that transfer signed and sent, and with `--detect page` its hash
 reported to the page's payment-attempts endpoint. Payments go one at a time, each after a random pause within one
-block time, so they meet the watcher at every phase of its loop. A payment's latency is the time from the bench's
+block time, so they meet the watcher at every phase of its loop; then --waiting of them are sent together, to see
+the load while they all wait for their depth. A payment's latency is the time from the bench's
 own `newHeads` announcement of the block that completes the depth (the transaction's block + confirmations - 1) to
 the signed `payment.settled` reaching the bench's receiver (its signature checked). The watcher reads the node
-through a proxy that counts its JSON-RPC calls: per minute while idle (a merchant receiving, nothing open) and
-while the payments run. Prints p50/p95/p99/max (seconds) and the call rates as JSON with --json.
+through a proxy that counts its JSON-RPC calls: per minute while idle (a merchant receiving, nothing open), while
+the payments go one at a time, and while the --waiting payments wait. Prints p50/p95/p99/max (seconds) and the call rates as JSON with --json.
 """
 
 from __future__ import annotations
@@ -119,32 +120,72 @@ async def page_transfer(http: aiohttp.ClientSession, base_url: str, session_key:
     return quote["transfer"]
 
 
-async def one_payment(args, chain: Chain, buyer, client: Signed, http, base_url: str, blocks: Blocks,
-                      receiver: Receiver) -> float:
-    status, created = await client.post("/b2b/v1/checkout-sessions/quick", {"amount": "10.00"})
-    assert status == 201, created
-    transfer = await page_transfer(http, base_url, created["session_key"])
-    nonce = await chain.w3.eth.get_transaction_count(buyer.address, "pending")
-    signed = buyer.sign_transaction({"to": transfer["to"], "data": transfer["data"], "nonce": nonce, "gas": GAS,
-                                     "chainId": CHAIN_ID, "maxFeePerGas": 20 * 10**9, "maxPriorityFeePerGas": 10**9})
-    tx_hash = await chain.send_raw(bytes(signed.raw_transaction))
-    if args.detect == "page":
-        async with http.post(f"{base_url}/c/{created['session_key']}/payment-attempts",
-                             json={"network": SLUG, "tx_hash": tx_hash}) as response:
-            assert response.status == 201, await response.text()
-    receipt = await chain.w3.eth.wait_for_transaction_receipt(tx_hash, timeout=60, poll_latency=0.05)
-    assert receipt["status"] == 1, receipt
-    if args.block_time == 0:
-        await chain.mine(args.confirmations - 1)  # the depth's blocks at once, as on a chain that caught up
-    depth_at = await blocks.at(receipt["blockNumber"] + args.confirmations - 1, timeout=60)
+class Buyer:
+    """Pays as a buyer on the hosted page does, through the service's API and pages and the node."""
+
+    def __init__(self, args, chain: Chain, account, client: Signed, http: aiohttp.ClientSession, base_url: str):
+        self.args, self.chain, self.account, self.client, self.http, self.base_url = (
+            args, chain, account, client, http, base_url)
+
+    async def pay(self, nonce: int) -> tuple[str, str]:
+        """A quick session paid with the page's transfer (reported when --detect page): (order id, tx hash)."""
+        status, created = await self.client.post("/b2b/v1/checkout-sessions/quick", {"amount": "10.00"})
+        assert status == 201, created
+        transfer = await page_transfer(self.http, self.base_url, created["session_key"])
+        signed = self.account.sign_transaction({
+            "to": transfer["to"], "data": transfer["data"], "nonce": nonce, "gas": GAS, "chainId": CHAIN_ID,
+            "maxFeePerGas": 20 * 10**9, "maxPriorityFeePerGas": 10**9})
+        tx_hash = await self.chain.send_raw(bytes(signed.raw_transaction))
+        if self.args.detect == "page":
+            async with self.http.post(f"{self.base_url}/c/{created['session_key']}/payment-attempts",
+                                      json={"network": SLUG, "tx_hash": tx_hash}) as response:
+                assert response.status == 201, await response.text()
+        return created["order_id"], tx_hash
+
+    async def nonce(self) -> int:
+        return await self.chain.w3.eth.get_transaction_count(self.account.address, "pending")
+
+    async def depth_block(self, tx_hash: str) -> int:
+        receipt = await self.chain.w3.eth.wait_for_transaction_receipt(tx_hash, timeout=60, poll_latency=0.05)
+        assert receipt["status"] == 1, receipt
+        return receipt["blockNumber"] + self.args.confirmations - 1
+
+
+async def settled_after(receiver: Receiver, blocks: Blocks, order_id: str, depth_block: int) -> float:
+    """Seconds from the announcement of `depth_block` to the order's signed payment.settled."""
+    depth_at = await blocks.at(depth_block, timeout=60)
     deadline = time.monotonic() + 60
-    while created["order_id"] not in receiver.settled:
+    while order_id not in receiver.settled:
         receiver.arrived.clear()
         with contextlib.suppress(asyncio.TimeoutError):
             await asyncio.wait_for(receiver.arrived.wait(), max(0.0, deadline - time.monotonic()))
         if time.monotonic() >= deadline:
-            raise TimeoutError(f"no {SETTLED} for {created['order_id']} within 60 s of its depth")
-    return receiver.settled[created["order_id"]] - depth_at
+            raise TimeoutError(f"no {SETTLED} for {order_id} within 60 s of its depth")
+    return receiver.settled[order_id] - depth_at
+
+
+async def one_at_a_time(args, buyer: Buyer, blocks: Blocks, receiver: Receiver) -> list[float]:
+    """Payments one after another, each after a random pause within a block time (every phase of the loop)."""
+    latencies = []
+    for n in range(args.payments):
+        await asyncio.sleep(random.uniform(0, args.block_time or 1.0))
+        order_id, tx_hash = await buyer.pay(await buyer.nonce())
+        depth = await buyer.depth_block(tx_hash)
+        if args.block_time == 0:
+            await buyer.chain.mine(args.confirmations - 1)  # the depth's blocks at once, as on a chain that caught up
+        latencies.append(await settled_after(receiver, blocks, order_id, depth))
+        say(f"payment {n + 1}: {latencies[-1]:.3f} s from its depth to {SETTLED}")
+    return latencies
+
+
+async def all_at_once(args, buyer: Buyer, blocks: Blocks, receiver: Receiver) -> list[float]:
+    """--waiting payments sent together, all waiting for their depth at the same time."""
+    first = await buyer.nonce()
+    paid = [await buyer.pay(first + n) for n in range(args.waiting)]
+    depths = [await buyer.depth_block(tx_hash) for _, tx_hash in paid]
+    if args.block_time == 0:
+        await buyer.chain.mine(args.confirmations - 1)
+    return [await settled_after(receiver, blocks, order_id, depth) for (order_id, _), depth in zip(paid, depths)]
 
 
 def percentiles(latencies: list[float]) -> dict:
@@ -173,6 +214,8 @@ def arguments() -> argparse.Namespace:
                         help="the page reports the hash, or the watcher finds the transfer by its unique amount")
     parser.add_argument("--payments", type=int, default=30)
     parser.add_argument("--confirmations", type=int, default=3)
+    parser.add_argument("--waiting", type=int, default=30,
+                        help="payments then sent together, all waiting for their depth at once (RPC load)")
     parser.add_argument("--idle-seconds", type=float, default=20, help="how long idle RPC calls are counted")
     parser.add_argument("--json", action="store_true", help="print one JSON object of the figures")
     parser.add_argument("--code", default=str(ROOT), help="the checkout whose processes are measured")
@@ -203,10 +246,10 @@ async def main() -> None:
         async with ganache(args.block_time) as node_url, aiohttp.ClientSession() as http:
             chain = await Chain(node_url).start()
             token = await chain.deploy("USDT", 6)
-            buyer = await chain.account()
-            await chain.mint(token, buyer.address, 10**15)
+            payer = await chain.account()
+            await chain.mint(token, payer.address, 10**15)
             wallet = await chain.account()
-            while not await token.functions.balanceOf(buyer.address).call():  # mined with the next block
+            while not await token.functions.balanceOf(payer.address).call():  # mined with the next block
                 await asyncio.sleep(0.1)
             proxy = Proxy(node_url)  # the watcher's view of the node, every call counted
             receiver = Receiver()
@@ -253,19 +296,22 @@ async def main() -> None:
 
             say(f"{args.payments} payments, {args.detect}, a block every {args.block_time:g} s, "
                 f"{args.confirmations} confirmations")
-            latencies = []
+            buyer = Buyer(args, chain, payer, client, http, base_url)
             before, started = len(proxy.calls), time.monotonic()
-            for n in range(args.payments):
-                await asyncio.sleep(random.uniform(0, args.block_time or 1.0))
-                latencies.append(await one_payment(args, chain, buyer, client, http, base_url, blocks, receiver))
-                say(f"payment {n + 1}: {latencies[-1]:.3f} s from its depth to {SETTLED}")
-            paying = per_minute(proxy.calls[before:], time.monotonic() - started)
+            latencies = await one_at_a_time(args, buyer, blocks, receiver)
+            one_by_one = per_minute(proxy.calls[before:], time.monotonic() - started)
+            say(f"{args.waiting} payments sent together")
+            before, started = len(proxy.calls), time.monotonic()
+            together = await all_at_once(args, buyer, blocks, receiver)
+            waiting = per_minute(proxy.calls[before:], time.monotonic() - started)
             await chain.close()
         report = {"block_time_s": args.block_time, "detect": args.detect, "confirmations": args.confirmations,
                   "payments": args.payments, "latency_s": percentiles(latencies),
-                  "rpc": {"idle": idle, "paying": paying}}
-        say(f"depth to {SETTLED}: {report['latency_s']}; RPC calls a minute: idle {idle['calls_per_minute']},"
-            f" paying {paying['calls_per_minute']}")
+                  "waiting": args.waiting, "waiting_latency_s": percentiles(together),
+                  "rpc": {"idle": idle, "one_at_a_time": one_by_one, "waiting": waiting}}
+        say(f"depth to {SETTLED}: {report['latency_s']}, {args.waiting} together {report['waiting_latency_s']};"
+            f" RPC calls a minute: idle {idle['calls_per_minute']}, one at a time {one_by_one['calls_per_minute']},"
+            f" {args.waiting} waiting {waiting['calls_per_minute']}")
         if args.json:
             print(json.dumps(report))
     finally:
