@@ -15,7 +15,8 @@ the load while they all wait for their depth. A payment's latency is the time fr
 own `newHeads` announcement of the block that completes the depth (the transaction's block + confirmations - 1) to
 the signed `payment.settled` reaching the bench's receiver (its signature checked). The watcher reads the node
 through a proxy that counts its JSON-RPC calls: per minute while idle (a merchant receiving, nothing open), while
-the payments go one at a time, and while the --waiting payments wait. Prints p50/p95/p99/max (seconds) and the call rates as JSON with --json.
+the payments go one at a time, and while the --waiting payments wait. Prints p50/p95/p99/max (seconds) and the
+call rates as JSON with --json.
 """
 
 from __future__ import annotations
@@ -202,7 +203,8 @@ def per_minute(calls: list[dict], seconds: float) -> dict:
     by_method: dict[str, int] = {}
     for call in calls:
         by_method[call["method"]] = by_method.get(call["method"], 0) + 1
-    return {"calls_per_minute": round(len(calls) * 60 / seconds, 1),
+    return {"calls": len(calls), "seconds": round(seconds, 1),
+            "calls_per_minute": round(len(calls) * 60 / seconds, 1),
             "by_method": {m: round(n * 60 / seconds, 1) for m, n in sorted(by_method.items())}}
 
 
