@@ -195,6 +195,7 @@ class RefundRow(NamedTuple):
     link_token: Annotated[str, "text"]
     created_at: Annotated[datetime, "timestamptz"]
     updated_at: Annotated[datetime, "timestamptz"]
+    network: Annotated[str, "text"]  # the rail: the card refund sender finds its work by it
 
 
 class TokenRow(NamedTuple):
@@ -311,7 +312,7 @@ def _sessions(o: Order) -> list[SessionRow]:
 
 def _refunds(o: Order) -> list[RefundRow]:
     return [RefundRow(r.refund_id, o.order_id, o.merchant_id, o.livemode, r.status.value, r.amount, r.link_token,
-                      r.created_at, r.updated_at) for r in o.refunds]
+                      r.created_at, r.updated_at, r.refund_network) for r in o.refunds]
 
 
 def _tokens(o: Order) -> list[TokenRow]:

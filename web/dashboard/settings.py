@@ -47,7 +47,7 @@ async def settings_page(request: web.Request) -> web.Response:
 async def save_refunds(request: web.Request) -> web.Response:
     posted = await decoding.posted_form(request)
     change = decoding.convert({"auto_approve_customer_refunds": posted.get("auto_approve") == "on"}, bodies.SettingsIn)
-    await settings_views.apply_change(ctx(request).pool, caller(request).merchant_id, change)
+    await settings_views.apply_change(ctx(request).pool, ctx(request).vault, caller(request), change)
     raise await done(request, request.path.removesuffix("/refunds"), "Customer refund setting saved.")
 
 
@@ -61,7 +61,7 @@ async def save_addresses(request: web.Request) -> web.Response:
     change = decoding.convert({"receive_addresses": {slug: value or None for slug, value in sent.items() if slug in shown}},
                      bodies.SettingsIn)
     try:
-        await settings_views.apply_change(ctx(request).pool, caller(request).merchant_id, change)
+        await settings_views.apply_change(ctx(request).pool, ctx(request).vault, caller(request), change)
     except ApiError as exc:
         if exc.status >= 500:
             raise
