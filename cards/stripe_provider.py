@@ -27,18 +27,19 @@ REFUND_EVENTS = ("refund.created", "refund.updated", "refund.failed", "charge.re
 PAYMENT_EVENTS = ("payment_intent.succeeded",)
 
 
-def _metadata(obj) -> dict[str, str]:
+# The library's objects are read as plain dicts (`to_dict()`), so a field the provider leaves out is simply absent.
+def _metadata(obj: dict) -> dict[str, str]:
     return {str(k): str(v) for k, v in (obj.get("metadata") or {}).items()}
 
 
-def refund_fact(obj) -> RefundFact:
+def refund_fact(obj: dict) -> RefundFact:
     status = obj.get("status")
     return RefundFact(refund_id=obj["id"], status=status if status in ("succeeded", "failed", "canceled") else "pending",
                       payment_id=obj.get("payment_intent") or "", metadata=_metadata(obj),
                       reason=obj.get("failure_reason"))
 
 
-def payment_fact(obj) -> PaymentFact:
+def payment_fact(obj: dict) -> PaymentFact:
     # localstripe answers no amount_received; a succeeded intent received its whole amount.
     received = obj.get("amount_received") or obj["amount"]
     return PaymentFact(payment_id=obj["id"], amount_cents=int(received), currency=str(obj["currency"]).lower(),
@@ -66,8 +67,10 @@ class StripeProvider:
         pi = await self._call(lambda: self._client.v1.payment_intents.create_async(
             {"amount": amount_cents, "currency": "usd", "payment_method": payment_method, "confirm": True,
              "metadata": metadata}, {"idempotency_key": idempotency_key}))
+        pi = pi.to_dict()
         error = pi.get("last_payment_error")
-        return Intent(intent_id=pi.id, client_secret=pi.client_secret, status=pi.status, amount_cents=pi.amount,
+        return Intent(intent_id=pi["id"], client_secret=pi["client_secret"], status=pi["status"],
+                      amount_cents=pi["amount"],
                       error=(error.get("message") or error.get("code")) if error else None)
 
     async def find_refund(self, payment_id: str, refund_id: str, attempt: int) -> RefundFact | None:
@@ -75,7 +78,7 @@ class StripeProvider:
         while True:
             page = await self._call(lambda: self._client.v1.refunds.list_async(params))
             for obj in page.data:
-                fact = refund_fact(obj)
+                fact = refund_fact(obj.to_dict())
                 if fact.metadata.get("refund_id") == refund_id and fact.metadata.get("attempt") == str(attempt):
                     return fact
             if not page.has_more or not page.data:
@@ -87,21 +90,22 @@ class StripeProvider:
         obj = await self._call(lambda: self._client.v1.refunds.create_async(
             {"payment_intent": payment_id, "amount": amount_cents, "metadata": metadata},
             {"idempotency_key": idempotency_key}))
-        return refund_fact(obj)
+        return refund_fact(obj.to_dict())
 
     async def refund(self, provider_refund_id: str) -> RefundFact:
-        return refund_fact(await self._call(lambda: self._client.v1.refunds.retrieve_async(provider_refund_id)))
+        obj = await self._call(lambda: self._client.v1.refunds.retrieve_async(provider_refund_id))
+        return refund_fact(obj.to_dict())
 
     def verify_event(self, payload: bytes, signature: str) -> EventFact:
         try:
-            event = stripe.Webhook.construct_event(payload, signature, self._webhook_secret)
+            event = stripe.Webhook.construct_event(payload, signature, self._webhook_secret).to_dict()
         except (stripe.SignatureVerificationError, ValueError) as exc:
             raise BadSignature(str(exc)) from None
-        obj = event.data.object
+        kind, obj = event.get("type", ""), (event.get("data") or {}).get("object") or {}
         return EventFact(
-            event_id=event.id, kind=event.type, livemode=bool(event.get("livemode")),
-            payment=payment_fact(obj) if event.type in PAYMENT_EVENTS else None,
-            refund=refund_fact(obj) if event.type in REFUND_EVENTS else None)
+            event_id=str(event.get("id", "")), kind=kind, livemode=bool(event.get("livemode")),
+            payment=payment_fact(obj) if kind in PAYMENT_EVENTS else None,
+            refund=refund_fact(obj) if kind in REFUND_EVENTS else None)
 
     async def close(self) -> None:
         await self._http.close_async()
