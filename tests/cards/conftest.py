@@ -9,6 +9,8 @@ import aiohttp
 import pytest
 from msgspec.structs import replace
 
+from actors.bus import CommandBus
+from cards.refunds import Sender
 from service.embedded import start_localstripe
 from tests.cards.support import CardMerchant
 from tests.conftest import running
@@ -46,3 +48,12 @@ async def card_merchant(card_stack, localstripe) -> CardMerchant:
                              json={"url": url, "secret": whsec}) as answer:
             assert answer.status == 200
     return CardMerchant(card_stack, client, localstripe.api_base, whsec)
+
+
+@pytest.fixture
+async def sender(card_stack, redis, keys):
+    """The card refund sender as `service cards` runs it, stepped by hand."""
+    bus = CommandBus(redis, keys, f"test-cards-{secrets.token_hex(3)}", 5)
+    await bus.start()
+    yield Sender(card_stack.pool, card_stack.vault, bus, card_stack.settings)
+    await bus.stop()
