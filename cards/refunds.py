@@ -60,7 +60,7 @@ class Sender:
             order = stored_view(row["state"], row["state_schema"])
             for refund in order.refunds:
                 try:
-                    told += await self._follow(order, refund)
+                    told += await self.follow(order, refund)
                 except ProviderUnavailable as exc:  # nothing half-done: the next pass asks the provider again
                     log.warning("card refund %s: provider unavailable (%s); retried on the next pass",
                                 refund.refund_id, exc)
@@ -69,7 +69,8 @@ class Sender:
                                 refund.refund_id)
         return told
 
-    async def _follow(self, order: OrderView, refund: RefundView) -> int:
+    async def follow(self, order: OrderView, refund: RefundView) -> int:
+        """Send the refund if an attempt is due, or ask the provider about one still pending; report what it says."""
         attempt = refund.card_attempt_due
         pending = [a.tx_hash for a in refund.attempts if a.network == CARD and a.status == "verifying"]
         if attempt is None and not pending:
