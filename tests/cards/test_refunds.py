@@ -163,3 +163,24 @@ async def test_a_full_card_refund_makes_the_order_refunded(card_merchant, sender
     await sender.run_once()
     done = await until(card_merchant.client, paid["order_id"], lambda o: o["status"] == "REFUNDED")
     assert done["status"] == "REFUNDED" and done["amount_refunded"] == amount
+
+
+async def test_the_buyers_refund_form_asks_no_address_for_a_card_paid_order(card_merchant, sender):
+    paid = await card_merchant.paid_order()
+    status, minted = await card_merchant.client.post(
+        f"/b2b/v1/merchants/{card_merchant.merchant_id}/refund-requests",
+        {"ref_type": "order_id", "ref_value": paid["order_id"], "amount": "5.00"})
+    assert status == 201, minted
+    http, base = card_merchant.stack.http, card_merchant.stack.base_url
+    async with http.get(f"{base}/refund-request/{minted['token']}") as page:
+        html = await page.text()
+    assert 'data-testid="refund-to-card"' in html and 'name="refund_to_address"' not in html
+    async with http.post(f"{base}/refund-request/{minted['token']}", json={"amount": "5.00", "reason": "broken"}) as sent:
+        body = await sent.json()
+    assert sent.status == 201, body
+    status, read = await card_merchant.client.get(f"/b2b/v1/refunds/{body['refundId']}")
+    assert read["status"] == "PENDING" and read["refund_network"] == "card" and read["refund_to_address"] == ""
+    await card_merchant.client.post(f"/b2b/v1/refunds/{body['refundId']}/approve", {})
+    await sender.run_once()
+    status, read = await card_merchant.client.get(f"/b2b/v1/refunds/{body['refundId']}")
+    assert read["status"] == "EXECUTED" and read["execution"]["network"] == "card"

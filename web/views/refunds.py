@@ -6,7 +6,6 @@ from aiohttp import web
 
 from actors import messages as m
 from contract import api as contract
-from cards import amounts
 from common import merchants
 from readmodel.lookups import CARD
 from web import bodies, destinations, lookups
@@ -26,11 +25,6 @@ async def _create(request: web.Request, kind: type[bodies.RefundIn], flow: str) 
     return respond(await create(request, merchant_id, await body(request, kind), flow), status=201)
 
 
-# A card refund goes back to the card it was paid with: the provider routes it, and the destination fields, which
-# are for chains, are ignored (SPEC 2.3).
-CARD_DESTINATION = m.Destination(refund_to_address="", refund_network=CARD, refund_token_address="")
-
-
 async def _destination(request: web.Request, refund_in: bodies.RefundIn) -> m.Destination:
     """The refund's destination; a network or token left out is taken from the order's payment."""
     network, token = refund_in.refund_network, refund_in.refund_token_address
@@ -43,19 +37,11 @@ async def _destination(request: web.Request, refund_in: bodies.RefundIn) -> m.De
                            field)
         network, token = network or payment.network, token or payment.token_address
     if network == CARD:
-        return CARD_DESTINATION
+        return destinations.CARD_DESTINATION
     if refund_in.refund_to_address is None:
         raise ApiError(422, "missing_field", "`refund_to_address` is required for a refund paid on chain.",
                        "refund_to_address")
     return destinations.refund_destination(refund_in.refund_to_address, network, token)
-
-
-def _card_cents(destination: m.Destination, micros: int) -> None:
-    if destination.refund_network == CARD:
-        try:
-            amounts.refund_cents(micros)
-        except amounts.NotWholeCents as exc:
-            raise ApiError(422, "invalid_amount", f"`amount` is not whole cents: {exc}.", "amount") from None
 
 
 async def create(request: web.Request, merchant_id: str, refund_in: bodies.RefundIn, flow: str) -> dict:
@@ -66,7 +52,7 @@ async def create(request: web.Request, merchant_id: str, refund_in: bodies.Refun
     auto_approve = flow == "customer" and (
         await merchants.settings(ctx(request).pool, merchant_id)).auto_approve_customer_refunds
     destination = await _destination(request, refund_in)
-    _card_cents(destination, cents)
+    destinations.whole_cents(destination, cents)
     command = m.CreateRefund(
         order_id=refund_in.order_id, merchant_id=merchant_id, livemode=api_key.livemode, at=ctx(request).clock(),
         refund_id=ids.make("re", "refund"), link_token=ids.make("rl", "link_token", 16), amount=cents,
