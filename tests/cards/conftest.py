@@ -14,6 +14,8 @@ from cards.refunds import Sender
 from service.embedded import start_localstripe
 from tests.cards.support import CardMerchant
 from tests.conftest import running
+from tests.e2e.conftest import browser  # noqa: F401  (Debian's Chromium, one per run)
+from tests.webhooks.conftest import dispatcher, receiver  # noqa: F401  (the merchant's webhook endpoint)
 
 
 @pytest.fixture(scope="session")
@@ -32,6 +34,12 @@ async def card_stack(settings, pool, redis, keys, localstripe):
     pointed = replace(settings, stripe_api_base=localstripe.api_base, stripe_js_url=localstripe.js_url)
     async with running(pointed, pool, redis, keys) as stack:
         yield stack
+
+
+@pytest.fixture(scope="session")
+def stack(card_stack):
+    """Here the shared fixtures (receivers, dispatchers) work on the stack that talks to localstripe."""
+    return card_stack
 
 
 @pytest.fixture

@@ -8,7 +8,8 @@ from aiohttp import web
 
 from urllib.parse import urlsplit
 
-from cards import accounts, amounts
+from cards import accounts
+from cards.amounts import charge_cents, micros
 from chain_watchers import UnknownNetwork, unique_amounts
 from common import money
 from common.config import Settings
@@ -91,7 +92,7 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
         if publishable:
             card = {"publishableKey": publishable, "scriptUrl": ctx(request).settings.stripe_js_url,
                     "paymentsUrl": f"/c/{key}/card-payments",
-                    "amount": money.format(amounts.micros(amounts.charge_cents(order.residual)))}
+                    "amount": money.format(micros(charge_cents(order.residual)))}
         registry = destinations.registry()
         # EVM and TRON transfers carry no reference: each session quotes an amount of its own there.
         payable_on = accepted(registry, order.livemode, found.receive_addresses)
