@@ -14,7 +14,7 @@ from cards.refunds import Sender
 from service.embedded import start_localstripe
 from tests.cards.support import CardMerchant
 from tests.conftest import running
-from tests.e2e.conftest import browser  # noqa: F401  (Debian's Chromium, one per run)
+from tests.e2e.conftest import browser, context, merchant_site, page  # noqa: F401  (Chromium, the shop's site)
 from tests.webhooks.conftest import dispatcher, receiver  # noqa: F401  (the merchant's webhook endpoint)
 
 

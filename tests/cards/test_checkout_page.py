@@ -6,7 +6,10 @@ from __future__ import annotations
 import asyncio
 import json
 
+import pytest
+
 from tests.cards.support import VISA
+from tests.e2e.support import Shop
 from tests.integration.helpers import until
 from tests.webhooks.support import register
 
@@ -79,3 +82,19 @@ async def test_a_checkout_without_a_card_account_offers_no_card(browser, card_st
         assert await page.get_by_test_id("card-option").count() == 0
     finally:
         await context.close()
+
+
+@pytest.mark.parametrize("mode", ["embed", "popup"])
+async def test_the_sdks_checkout_modes_offer_the_card_with_no_change_for_merchants(card_merchant, merchant_site,
+                                                                                  page, mode):
+    shop = Shop(card_merchant.stack, card_merchant.client, merchant_site, page, {})
+    created = await card_merchant.session("4.50")
+    await shop.open("esm")
+    assert await shop.checkout({"sessionId": created["session_key"], "mode": mode}) is None
+    await shop.event("ready")
+    frame = await shop.frame()
+    await frame.wait_for_selector("[data-testid=card-option]")
+    await fill_card(frame, VISA)
+    await frame.click("[data-testid=card-pay]")
+    assert await shop.event("success", timeout=20_000) == {"sessionId": created["session_key"]}
+    assert (await card_merchant.order(created["order_id"]))["status"] == "PAID"
