@@ -195,7 +195,7 @@ class RefundRow(NamedTuple):
     link_token: Annotated[str, "text"]
     created_at: Annotated[datetime, "timestamptz"]
     updated_at: Annotated[datetime, "timestamptz"]
-    network: Annotated[str, "text"]  # the rail: the card refund sender finds its work by it
+    refund_network: Annotated[str, "text"]  # the rail: the card refund sender finds its work by it
 
 
 class TokenRow(NamedTuple):

@@ -54,7 +54,7 @@ class Sender:
         """One pass over the APPROVED card refunds; returns how many provider facts reached the actors."""
         rows = await self.pool.fetch(
             "SELECT DISTINCT ON (o.order_id) o.state, o.state_schema FROM refunds r JOIN orders o USING (order_id)"
-            " WHERE r.network = 'card' AND r.status = 'APPROVED' ORDER BY o.order_id LIMIT $1", BATCH)
+            " WHERE r.refund_network = 'card' AND r.status = 'APPROVED' ORDER BY o.order_id LIMIT $1", BATCH)
         told = 0
         for row in rows:
             order = stored_view(row["state"], row["state_schema"])

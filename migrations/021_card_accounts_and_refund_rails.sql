@@ -14,5 +14,6 @@ CREATE TABLE card_accounts (
 
 -- The rail a refund is paid on, written by the order actor with the refund: the card refund sender finds the
 -- APPROVED card refunds it has to carry out here. Refunds from before it are all on chain.
-ALTER TABLE refunds ADD COLUMN network text;
-CREATE INDEX refunds_card_approved ON refunds (order_id) WHERE network = 'card' AND status = 'APPROVED';
+-- Named as the refund's field, not `network`, which the watchers' joins of refunds with transfers share by USING.
+ALTER TABLE refunds ADD COLUMN refund_network text;
+CREATE INDEX refunds_card_approved ON refunds (order_id) WHERE refund_network = 'card' AND status = 'APPROVED';
