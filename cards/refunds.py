@@ -53,8 +53,8 @@ class Sender:
     async def run_once(self) -> int:
         """One pass over the APPROVED card refunds; returns how many provider facts reached the actors."""
         rows = await self.pool.fetch(
-            "SELECT DISTINCT ON (o.order_id) o.state, o.state_schema FROM refunds r JOIN orders o USING (order_id)"
-            " WHERE r.refund_network = 'card' AND r.status = 'APPROVED' ORDER BY o.order_id LIMIT $1", BATCH)
+            "SELECT o.state, o.state_schema FROM orders o WHERE o.order_id IN (SELECT order_id FROM refunds"
+            " WHERE awaits_provider ORDER BY updated_at LIMIT $1)", BATCH)
         told = 0
         for row in rows:
             order = stored_view(row["state"], row["state_schema"])

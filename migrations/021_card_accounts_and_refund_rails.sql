@@ -12,8 +12,8 @@ CREATE TABLE card_accounts (
     UNIQUE (merchant_id, livemode)
 );
 
--- The rail a refund is paid on, written by the order actor with the refund: the card refund sender finds the
--- APPROVED card refunds it has to carry out here. Refunds from before it are all on chain.
--- Named as the refund's field, not `network`, which the watchers' joins of refunds with transfers share by USING.
-ALTER TABLE refunds ADD COLUMN refund_network text;
-CREATE INDEX refunds_card_approved ON refunds (order_id) WHERE refund_network = 'card' AND status = 'APPROVED';
+-- Whether an APPROVED card refund waits on the card provider (an attempt due, or one the provider still calls
+-- pending), written by the order actor with the refund: the card refund sender's work list. A refund the provider
+-- refused leaves it until the merchant retries, so refusals never crowd out the refunds that are due.
+ALTER TABLE refunds ADD COLUMN awaits_provider boolean NOT NULL DEFAULT false;
+CREATE INDEX refunds_awaiting_provider ON refunds (updated_at) WHERE awaits_provider;

@@ -58,6 +58,12 @@ class RefundLookups:
         failed = sum(1 for a in self.attempts if a.status == "failed")
         return self.retries if failed <= self.retries else None
 
+    @property
+    def awaits_provider(self) -> bool:
+        """An APPROVED card refund with a provider call due or still pending at the provider."""
+        return self.refund_network == CARD and self.status is RefundStatus.APPROVED and (
+            self.card_attempt_due is not None or any(a.status == "verifying" for a in self.attempts))
+
 
 class TokenLookups:
     __slots__ = ()

@@ -184,3 +184,22 @@ async def test_the_buyers_refund_form_asks_no_address_for_a_card_paid_order(card
     await sender.run_once()
     status, read = await card_merchant.client.get(f"/b2b/v1/refunds/{body['refundId']}")
     assert read["status"] == "EXECUTED" and read["execution"]["network"] == "card"
+
+
+async def test_refused_refunds_never_crowd_out_the_ones_due(card_merchant, sender, monkeypatch):
+    from cards import refunds as sending
+
+    paid = await card_merchant.paid_order()
+    status, refused = await refund(card_merchant, paid["order_id"], "1.00")
+    faulty(sender, ProviderRefused("declined"), refused["refund_id"])
+    await sender.run_once()
+    monkeypatch.setattr(sending, "BATCH", 1)  # one order per pass: never the refused refund's again
+    status, due = await refund(card_merchant, paid["order_id"], "2.00")
+    for _ in range(10):  # earlier tests' refunds still due go first, oldest first
+        await sender.run_once()
+        status, read = await card_merchant.client.get(f"/b2b/v1/refunds/{due['refund_id']}")
+        if read["status"] == "EXECUTED":
+            break
+    assert read["status"] == "EXECUTED"
+    assert not await card_merchant.stack.pool.fetchval(
+        "SELECT awaits_provider FROM refunds WHERE refund_id = $1", refused["refund_id"])
