@@ -18,8 +18,13 @@ class CardAccount(msgspec.Struct, frozen=True, kw_only=True):
     webhook_secret: str
 
 
-class ModeMismatch(ValueError):
-    """A provider key of the other mode: a test key pays only test orders, a live key only live ones."""
+class KeyRefused(ValueError):
+    """A key of the wrong kind (`code` invalid_key), or of the other mode (key_mode_mismatch): a test key pays only
+    test orders, a live key only live ones."""
+
+    def __init__(self, field: str, code: str, why: str) -> None:
+        super().__init__(f"{field} {why}")
+        self.field, self.code, self.why = field, code, why
 
 
 # Stripe's key prefixes; `rk_` is a restricted secret key, which serves as well.
@@ -32,10 +37,10 @@ def check_keys(livemode: bool, secret_key: str, publishable_key: str, webhook_se
     for field, value in (("secret_key", secret_key), ("publishable_key", publishable_key),
                          ("webhook_secret", webhook_secret)):
         if not value.startswith(_PREFIXES[field]):
-            raise ValueError(f"card.{field} must begin with {' or '.join(_PREFIXES[field])}")
+            raise KeyRefused(field, "invalid_key", f"must begin with {' or '.join(_PREFIXES[field])}")
     for field, value in (("secret_key", secret_key), ("publishable_key", publishable_key)):
         if value.split("_")[1] != mode:
-            raise ModeMismatch(f"card.{field} must be a {mode} key in {mode} mode")
+            raise KeyRefused(field, "key_mode_mismatch", f"must be a {mode} key in {mode} mode")
 
 
 async def load(db: asyncpg.Pool | asyncpg.Connection, vault: Vault, merchant_id: str,

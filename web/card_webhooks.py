@@ -24,18 +24,26 @@ RETRY_LATER = "The event was accepted but not applied in time; the provider will
 
 
 async def _verified(request: web.Request, merchant_id: str) -> tuple[EventFact, bool]:
+    """The event and the mode of the account whose secret signed it; should both modes share a secret, the account
+    of the mode the event states."""
     c = ctx(request)
     payload, signature = await request.read(), request.headers.get("Stripe-Signature", "")
+    verified = None
     for account in await accounts.both_modes(c.pool, c.vault, merchant_id):
         if account.provider != "stripe":
             continue
         provider = open_provider(account, c.settings)
         try:
-            return provider.verify_event(payload, signature), account.livemode
+            fact = provider.verify_event(payload, signature)
         except BadSignature:
             continue
         finally:
             await provider.close()
+        if fact.livemode == account.livemode:
+            return fact, account.livemode
+        verified = verified or (fact, account.livemode)
+    if verified is not None:
+        return verified
     raise ApiError(400, "invalid_signature", "Stripe-Signature does not verify against the merchant's webhook secret.",
                    "Stripe-Signature")
 

@@ -46,10 +46,9 @@ async def update_settings(request: web.Request) -> web.Response:
 def _card_account(api_key: ApiKey, card: bodies.CardIn) -> accounts.CardAccount:
     try:
         accounts.check_keys(api_key.livemode, card.secret_key, card.publishable_key, card.webhook_secret)
-    except ValueError as exc:
-        param = str(exc).split(" ")[0]
-        code = "key_mode_mismatch" if isinstance(exc, accounts.ModeMismatch) else "invalid_key"
-        raise ApiError(422, code, f"`{param}` {str(exc).split(' ', 1)[1]}.", param) from None
+    except accounts.KeyRefused as exc:
+        param = f"card.{exc.field}"
+        raise ApiError(422, exc.code, f"`{param}` {exc.why}.", param) from None
     return accounts.CardAccount(merchant_id=api_key.merchant_id, livemode=api_key.livemode, provider=card.provider,
                                 publishable_key=card.publishable_key, secret_key=card.secret_key,
                                 webhook_secret=card.webhook_secret)
