@@ -59,7 +59,8 @@ async def test_a_card_refund_issued_in_the_dashboard_is_sent_by_the_service_and_
     assert await page.get_by_test_id("submit-tx").count() == 0  # no hash to paste on the card rail
     await sender.run_once()
     await page.reload()
-    await expect(page.get_by_test_id("executed")).to_be_visible()
+    [provider_refund] = await card_merchant.provider_refunds(paid["payments"][0]["tx_hash"])
+    await expect(page.get_by_test_id("executed")).to_contain_text(provider_refund.id)
     done = await until(card_merchant.client, paid["order_id"], lambda o: o["status"] == "PARTIALLY_REFUNDED")
     assert done["amount_refunded"] == "5.00"
 

@@ -79,3 +79,12 @@ async def test_the_provider_unreachable_answers_503_and_writes_nothing(card_merc
     assert answer.status == 503 and body["error"]["code"] == "provider_unavailable"
     order = await card_merchant.order(created["order_id"])
     assert order["status"] == "PENDING" and order["payments"] == []
+
+
+async def test_a_declined_card_says_why_and_leaves_the_order_pending(card_merchant):
+    created = await card_merchant.session()
+    status, body = await card_merchant.pay_by_card(created["session_key"], "4000000000000341")
+    assert status == 402 and body["error"]["type"] == "card_error" and body["error"]["code"] == "card_declined"
+    assert body["error"]["message"] == "Your card was declined." and body["error"]["param"] == "payment_method"
+    order = await card_merchant.order(created["order_id"])
+    assert order["status"] == "PENDING" and order["payments"] == []
