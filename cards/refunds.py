@@ -15,6 +15,7 @@ import os
 import socket
 
 import asyncpg
+from redis.exceptions import RedisError
 
 from actors.bus import CommandBus
 from actors.views import stored_view
@@ -124,7 +125,7 @@ class Sender:
         while not stop.is_set():
             try:
                 await self.run_once()
-            except (OSError, asyncpg.PostgresError) as exc:
+            except (OSError, asyncpg.PostgresError, RedisError) as exc:  # a dependency down: try again next pass
                 log.warning("card refunds: %s: %s; next pass in %.1f s", type(exc).__name__, exc, interval_s)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stop.wait(), interval_s)
