@@ -17,6 +17,7 @@ CODE = "invariant_violated"
 FLOWS = ("merchant", "customer")
 REF_TYPES = ("order_id", "order_number", "session_id", "session_key")
 TOKEN_SOURCES = ("b2b", "dashboard", "renewal")
+CARD_REFUND_STATUSES = ("pending", "succeeded", "failed", "canceled")
 
 
 def _broken(param: str, rule: str) -> Refused:
@@ -132,8 +133,12 @@ def check(cmd: m.Command) -> None:
         case m.CreateRefund():
             _refund(cmd)
         case m.ApproveRefund() | m.RejectRefund() | m.CancelRefund() | m.SubmitRefundTx() | m.FailRefundTx() \
-                | m.ConfirmRefundTransfer():
+                | m.ConfirmRefundTransfer() | m.RetryRefund():
             _id("refund_id", cmd.refund_id)
+        case m.RecordCardRefund():
+            _id("refund_id", cmd.refund_id)
+            _one_of("status", cmd.status, CARD_REFUND_STATUSES)
+            _text("provider_refund_id", cmd.provider_refund_id, bounds.MAX_NAME)
         case m.MintRefundToken():
             _mint(cmd)
         case m.CancelRefundToken() | m.ExpireRefundToken() | m.RequestTokenRenewal():

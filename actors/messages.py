@@ -147,6 +147,23 @@ class ConfirmRefundTransfer(_Command, tag="confirm_refund_transfer"):
     token_address: str
 
 
+class RecordCardRefund(_Command, tag="record_card_refund"):
+    """What the card provider says of the refund it was sent: from the service's own call, its polling, or the
+    provider's webhook. `provider_refund_id` is empty when the provider refused before making one."""
+
+    refund_id: str
+    provider_refund_id: str
+    status: str  # pending, succeeded, failed or canceled
+    attempt: int = 0
+    reason: str | None = None
+
+
+class RetryRefund(_Command, tag="retry_refund"):
+    """Send a card refund the provider refused to the provider again."""
+
+    refund_id: str
+
+
 class MintRefundToken(_Command, tag="mint_refund_token"):
     token: str
     ref_type: str
@@ -194,6 +211,8 @@ Command = Union[
     SubmitRefundTx,
     FailRefundTx,
     ConfirmRefundTransfer,
+    RecordCardRefund,
+    RetryRefund,
     MintRefundToken,
     CancelRefundToken,
     ExpireRefundToken,
@@ -323,6 +342,13 @@ class RefundExecuted(_Event, tag="payment.refund.executed"):
     token_address: str
 
 
+class RefundRetried(_Event, tag="payment.refund.retried"):
+    """A card refund the provider refused goes to the provider once more; the refund is still APPROVED."""
+
+    refund_id: str
+    amount: int
+
+
 class TokenMinted(_Event, tag="refund_request.created"):
     token: str
     ref_type: str
@@ -378,6 +404,7 @@ Event = Union[
     RefundTxSubmitted,
     RefundTxFailed,
     RefundExecuted,
+    RefundRetried,
     TokenMinted,
     TokenSubmitted,
     TokenExpired,

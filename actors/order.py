@@ -58,6 +58,10 @@ def decide(order: Order | None, cmd: m.Command) -> list[m.Event]:
             return refunds.fail_tx(order, cmd)
         case m.ConfirmRefundTransfer():
             return refunds.execute(order, cmd)
+        case m.RecordCardRefund():
+            return refunds.record_card(order, cmd)
+        case m.RetryRefund():
+            return refunds.retry(order, cmd)
         case m.MintRefundToken():
             return tokens.mint(order, cmd)
         case m.CancelRefundToken():

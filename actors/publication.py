@@ -75,7 +75,7 @@ def public_data(event: m.Event, order: Order):
         case m.RefundRequested():
             return ev.RefundRequested(**o, **_refund(order, event.refund_id), source=event.flow, note=event.note,
                                       token=event.token)
-        case m.RefundApproved() | m.RefundCanceled():
+        case m.RefundApproved() | m.RefundCanceled() | m.RefundRetried():
             return ev.RefundChanged(**o, **_refund(order, event.refund_id))
         case m.RefundRejected():
             return ev.RefundChanged(**o, **_refund(order, event.refund_id, reason=event.reason))

@@ -9,9 +9,10 @@ from actors import messages as m
 from actors.errors import Refused, conflict, not_found
 from actors.state import Order, OrderStatus, Refund, RefundStatus, TxAttempt
 from common import money
+from readmodel.lookups import CARD
 
 
-def _ensure_refundable(order: Order, amount: int) -> None:
+def _ensure_refundable(order: Order, amount: int, network: str) -> None:
     if order.amount_paid == 0:
         raise conflict("order_not_paid", "This order has received no payment, so nothing can be refunded.", "order_id")
     if amount > order.refundable:
@@ -20,12 +21,19 @@ def _ensure_refundable(order: Order, amount: int) -> None:
             f"amount {money.format(amount)} is above the refundable balance {money.format(order.refundable)}.",
             "amount",
         )
+    if network == CARD and amount > order.refundable_by_card:
+        raise conflict(
+            "amount_exceeds_card_paid",
+            f"amount {money.format(amount)} is above what card refunds may return on this order "
+            f"({money.format(order.refundable_by_card)}): a card refund never exceeds what was paid by card.",
+            "amount",
+        )
 
 
 def create(order: Order, cmd: m.CreateRefund) -> list[m.Event]:
     if order.refund(cmd.refund_id) is not None:
         raise conflict("refund_exists", "A refund with this id already exists.", "refund_id")
-    _ensure_refundable(order, cmd.amount)
+    _ensure_refundable(order, cmd.amount, cmd.destination.refund_network)
     requested = m.RefundRequested(
         at=cmd.at, refund_id=cmd.refund_id, link_token=cmd.link_token, amount=cmd.amount, reason=cmd.reason,
         destination=cmd.destination, flow=cmd.flow, note=cmd.note, token=cmd.token,
@@ -67,6 +75,11 @@ def reject(order: Order, cmd: m.RejectRefund) -> list[m.Event]:
 def cancel(order: Order, cmd: m.CancelRefund) -> list[m.Event]:
     refund = _refund(order, cmd.refund_id)
     _require(refund, RefundStatus.APPROVED, "canceled")
+    if refund.refund_network == CARD:
+        # The service sends an approved card refund to the provider at once: a cancel would race the money.
+        raise conflict("refund_sent_to_provider",
+                       "An approved card refund is sent to the card provider at once and can no longer be canceled.",
+                       "refund_id")
     return [m.RefundCanceled(at=cmd.at, refund_id=refund.refund_id, amount=refund.amount)]
 
 
@@ -108,6 +121,47 @@ def execute(order: Order, cmd: m.ConfirmRefundTransfer) -> list[m.Event]:
                              tx_hash=cmd.tx_hash, token_address=cmd.token_address)]
 
 
+def _card_refund(order: Order, refund_id: str) -> Refund:
+    refund = _refund(order, refund_id)
+    if refund.refund_network != CARD:
+        raise Refused(422, "not_a_card_refund", "This refund is paid on chain, not through the card provider.",
+                      "refund_id")
+    return refund
+
+
+def record_card(order: Order, cmd: m.RecordCardRefund) -> list[m.Event]:
+    """The provider's word on a card refund: one attempt per provider refund, settled once; repeats are no-ops."""
+    refund = _card_refund(order, cmd.refund_id)
+    # A refusal before the provider made a refund of its own still needs a name of its own in the history.
+    tx_hash = cmd.provider_refund_id or f"refused:{refund.refund_id}:{cmd.attempt}"
+    attempt = refund.attempt(CARD, tx_hash)
+    events: list[m.Event] = []
+    if attempt is None:
+        if refund.card_attempt_due != cmd.attempt:
+            return []  # a late report of an attempt already settled (a webhook after the service's own call)
+        events.append(m.RefundTxSubmitted(at=cmd.at, refund_id=refund.refund_id, network=CARD, tx_hash=tx_hash,
+                                          token_address=""))
+    elif attempt.status != "verifying":
+        return []
+    if cmd.status == "succeeded":
+        events.append(m.RefundExecuted(at=cmd.at, refund_id=refund.refund_id, amount=refund.amount, network=CARD,
+                                       tx_hash=tx_hash, token_address=""))
+    elif cmd.status in ("failed", "canceled"):
+        events.append(m.RefundTxFailed(at=cmd.at, refund_id=refund.refund_id, network=CARD, tx_hash=tx_hash,
+                                       reason=cmd.reason or f"the card provider reports the refund {cmd.status}"))
+    return events
+
+
+def retry(order: Order, cmd: m.RetryRefund) -> list[m.Event]:
+    refund = _card_refund(order, cmd.refund_id)
+    _require(refund, RefundStatus.APPROVED, "retried")
+    refused = sum(1 for a in refund.attempts if a.status == "failed") > refund.retries
+    if not refused or any(a.status == "verifying" for a in refund.attempts):
+        raise conflict("refund_not_refused", "Only a card refund whose last attempt the provider refused can be "
+                                             "retried.", "refund_id")
+    return [m.RefundRetried(at=cmd.at, refund_id=refund.refund_id, amount=refund.amount)]
+
+
 # An executed refund moves a paid order; other statuses (a canceled order that had received money) stay.
 REFUND_MOVES = {OrderStatus.PAID, OrderStatus.PARTIAL_PAID, OrderStatus.PARTIALLY_REFUNDED}
 
@@ -144,6 +198,8 @@ def evolve(order: Order, event: m.Event) -> Order:
             if status in REFUND_MOVES:
                 status = OrderStatus.REFUNDED if refunded >= order.amount_paid else OrderStatus.PARTIALLY_REFUNDED
             return replace(order, amount_refunded=refunded, status=status)
+        case m.RefundRetried():
+            return _set(order, event.refund_id, event, retries=order.refund(event.refund_id).retries + 1)
     raise TypeError(f"unhandled event {type(event).__name__}")
 
 
@@ -162,4 +218,4 @@ def _set(order: Order, refund_id: str, event: m.Event, **changes) -> Order:
 
 
 EVENTS = (m.RefundRequested, m.RefundApproved, m.RefundRejected, m.RefundCanceled, m.RefundTxSubmitted,
-          m.RefundTxFailed, m.RefundExecuted)
+          m.RefundTxFailed, m.RefundExecuted, m.RefundRetried)

@@ -71,6 +71,7 @@ class Refund(msgspec.Struct, RefundLookups, frozen=True, gc=False, kw_only=True)
     executed_network: str | None = None
     executed_token_address: str | None = None
     attempts: tuple[TxAttempt, ...] = ()
+    retries: int = 0  # card refunds: how many times the merchant sent a refused refund to the provider again
 
 
 class RefundToken(msgspec.Struct, TokenLookups, frozen=True, gc=False, kw_only=True):

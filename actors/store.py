@@ -195,6 +195,7 @@ class RefundRow(NamedTuple):
     link_token: Annotated[str, "text"]
     created_at: Annotated[datetime, "timestamptz"]
     updated_at: Annotated[datetime, "timestamptz"]
+    awaits_provider: Annotated[bool, "bool"]  # the card refund sender's work list
 
 
 class TokenRow(NamedTuple):
@@ -254,7 +255,8 @@ WITH new_events AS (
     ON CONFLICT (session_id) DO UPDATE SET status = excluded.status
 ), saved_refunds AS (
     INSERT INTO refunds ({names(RefundRow)}) SELECT * FROM {_ARRAYS.unnest(RefundRow)}
-    ON CONFLICT (refund_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at
+    ON CONFLICT (refund_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at,
+        awaits_provider = excluded.awaits_provider
 ), saved_tokens AS (
     INSERT INTO refund_tokens ({names(TokenRow)}) SELECT * FROM {_ARRAYS.unnest(TokenRow)}
     ON CONFLICT (token) DO UPDATE SET status = excluded.status
@@ -311,7 +313,7 @@ def _sessions(o: Order) -> list[SessionRow]:
 
 def _refunds(o: Order) -> list[RefundRow]:
     return [RefundRow(r.refund_id, o.order_id, o.merchant_id, o.livemode, r.status.value, r.amount, r.link_token,
-                      r.created_at, r.updated_at) for r in o.refunds]
+                      r.created_at, r.updated_at, r.awaits_provider) for r in o.refunds]
 
 
 def _tokens(o: Order) -> list[TokenRow]:

@@ -41,6 +41,7 @@ def _refund(r: Refund) -> RefundView:
         status=r.status, note=r.note, token=r.token, rejection_reason=r.rejection_reason,
         executed_tx_hash=r.executed_tx_hash, executed_network=r.executed_network,
         executed_token_address=r.executed_token_address, attempts=tuple(_transfer(a) for a in r.attempts),
+        retries=r.retries,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from msgspec.structs import replace
 
 from actors import messages as m
+from actors import reports
 from chain_watchers import store
 from chain_watchers.base import ChainAdapter, UnknownToken
 from chain_watchers.registry import Network
@@ -18,7 +19,6 @@ from chain_watchers.verify import (
 )
 from chain_watchers.watch import Watch
 from common import merchants, money
-from common.ids import derived_id
 from common.money import to_base_units
 
 
@@ -80,8 +80,8 @@ async def payments(watch: Watch, network: Network, head: int | None = None) -> i
         verdict = await _payment_verdict(watch, await watch.adapter(network), attempt, addresses[attempt.merchant_id])
         status = _attempt_status(verdict)
         if verdict.outcome == "confirmed":
-            command_id = f"watch:payment:{network.slug}:{attempt.tx_hash}"
-            reply = await watch.tell(command_id, _payment(watch, attempt, verdict))
+            report = _payment(watch, attempt, verdict)
+            reply = await watch.tell(report.command_id, report.command)
             if not reply.ok:  # a refusal is recorded under the command id, so sending it again changes nothing
                 status, verdict = "rejected", replace(verdict, reason=f"refused by the order: {reply.error.message}")
             told += reply.ok
@@ -111,11 +111,10 @@ def _attempt_status(verdict: Verdict) -> str:
     return "confirming" if verdict.seen_block is not None else "reported"
 
 
-def _payment(watch: Watch, attempt: store.Attempt, verdict: Verdict) -> m.ConfirmPayment:
-    key = f"{attempt.network}:{attempt.tx_hash}"
-    return m.ConfirmPayment(
+def _payment(watch: Watch, attempt: store.Attempt, verdict: Verdict) -> m.Envelope:
+    return reports.payment_confirmed(
         order_id=attempt.order_id, merchant_id=attempt.merchant_id, livemode=attempt.livemode, at=watch.now,
-        payment_id=derived_id("pay", key, "payment"), network=attempt.network, tx_hash=attempt.tx_hash,
-        token_address=verdict.token_address, amount=verdict.amount_micros, session_id=attempt.session_id,
+        network=attempt.network, tx_hash=attempt.tx_hash, token_address=verdict.token_address,
+        amount=verdict.amount_micros, session_id=attempt.session_id,
     )
 

@@ -47,6 +47,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     rate_limit_burst: int = 200
     page_rate_limit_rps: int = 20
     page_rate_limit_burst: int = 100
+    # Where the card provider's API and its browser script live: Stripe's own unless pointed at a localstripe.
+    stripe_api_base: str = "https://api.stripe.com"
+    stripe_js_url: str = "https://js.stripe.com/v3/"
 
     def public_base(self) -> str:
         return self.base_url or f"http://{self.host}:{self.port}"
@@ -83,6 +86,8 @@ _ENV = {
     "rate_limit_burst": "RATE_LIMIT_BURST",
     "page_rate_limit_rps": "PAGE_RATE_LIMIT_RPS",
     "page_rate_limit_burst": "PAGE_RATE_LIMIT_BURST",
+    "stripe_api_base": "STRIPE_API_BASE",
+    "stripe_js_url": "STRIPE_JS_URL",
 }
 
 

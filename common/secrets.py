@@ -109,6 +109,8 @@ SEALED_COLUMNS = (
     ("webhook_endpoints", "endpoint_id", "secret_enc"),
     ("webhook_endpoints", "endpoint_id", "previous_secret_enc"),
     ("service_secrets", "name", "secret_enc"),
+    ("card_accounts", "account_id", "secret_key_enc"),
+    ("card_accounts", "account_id", "webhook_secret_enc"),
 )
 
 

@@ -176,6 +176,15 @@ class MerchantSettings(msgspec.Struct, kw_only=True):
     merchant_id: str
     auto_approve_customer_refunds: bool
     receive_addresses: dict[str, str]
+    card: CardSettings | None = None
+
+
+class CardSettings(msgspec.Struct, kw_only=True):
+    """The card account of the caller's mode; its secrets are never answered."""
+
+    provider: str
+    publishable_key: str
+    connected: bool = True
 
 
 class Event(msgspec.Struct, kw_only=True):

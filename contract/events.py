@@ -176,6 +176,7 @@ BY_TYPE: dict[str, type] = {
     "payment.refund.tx_submitted": RefundTransfer,
     "payment.refund.tx_failed": RefundTransferFailed,
     "payment.refund.executed": RefundTransfer,
+    "payment.refund.retried": RefundChanged,
     "refund_request.created": TokenCreated,
     "refund_request.submitted": TokenSubmitted,
     "refund_request.expired": TokenExpired,

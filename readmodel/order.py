@@ -75,6 +75,7 @@ class RefundView(msgspec.Struct, RefundLookups, frozen=True, gc=False, kw_only=T
     executed_network: str | None = None
     executed_token_address: str | None = None
     attempts: tuple[TransferView, ...] = ()
+    retries: int = 0
 
 
 class TokenView(msgspec.Struct, TokenLookups, frozen=True, gc=False, kw_only=True):

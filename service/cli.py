@@ -301,7 +301,7 @@ def cmd_process(args) -> int:
         print("DATABASE_URL and REDIS_URL must be set (or use `service dev`).", file=sys.stderr)
         return 2
     {"web": processes.run_web, "actors": processes.run_actors, "scheduler": processes.run_scheduler,
-     "webhooks": processes.run_webhooks,
+     "webhooks": processes.run_webhooks, "cards": processes.run_cards,
      "watch": lambda s: processes.run_watch(s, args.family)}[args.command](settings)
     return 0
 
@@ -311,7 +311,7 @@ def cmd_dev(args) -> int:
     settings = _settings(args)
     data_dir = Path(settings.data_dir).resolve()
     env = dict(os.environ, PORT=str(settings.port), SERVICE_DATA_DIR=str(data_dir))
-    keep = []
+    keep, stand_ins = [], []
     if not settings.database_url:
         from service.embedded import start_postgres
 
@@ -322,14 +322,22 @@ def cmd_dev(args) -> int:
 
         server, env["REDIS_URL"] = start_redis(data_dir)
         keep.append(server)
+    if not os.environ.get("STRIPE_API_BASE"):
+        from service.embedded import start_localstripe
+
+        stand_in = start_localstripe(data_dir)
+        if stand_in is not None:
+            stand_ins.append(stand_in.process)
+            env["STRIPE_API_BASE"], env["STRIPE_JS_URL"] = stand_in.api_base, stand_in.js_url
+            print(f"dev: card payments in test mode through localstripe at {stand_in.api_base}", flush=True)
     print("dev: " + asyncio.run(_migrate_report(env["DATABASE_URL"])), flush=True)
     master_keys(settings.master_key, str(data_dir))
     watchers = [f"watch --family {family}" for family in FAMILIES]
-    names = ["actors"] * args.workers + ["scheduler", "webhooks"] + watchers
+    names = ["actors"] * args.workers + ["scheduler", "webhooks", "cards"] + watchers
     # One port cannot serve them all: with METRICS_PORT set, each worker process takes the next one.
     env.pop("METRICS_PORT", None)
     ports = [["--metrics-port", str(settings.metrics_port + n)] if settings.metrics_port else [] for n in range(len(names))]
-    children = [subprocess.Popen([sys.executable, "-m", "service", "web"], env=env)] + [
+    children = stand_ins + [subprocess.Popen([sys.executable, "-m", "service", "web"], env=env)] + [
         subprocess.Popen([sys.executable, "-m", "service", *name.split(), *port], env=env)
         for name, port in zip(names, ports)
     ]
@@ -381,6 +389,7 @@ def parser() -> argparse.ArgumentParser:
     workers = [sub.add_parser("actors", help="run the actors process"),
                sub.add_parser("scheduler", help="run the scheduler process"),
                sub.add_parser("webhooks", help="run the webhooks dispatcher"),
+               sub.add_parser("cards", help="run the card refund sender"),
                sub.add_parser("watch", help="run the chain watcher of one family")]
     workers[-1].add_argument("--family", required=True, choices=FAMILIES)
     for proc in workers:

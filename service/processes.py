@@ -113,5 +113,15 @@ async def _watch(settings: Settings, family: str) -> None:
     await serve(settings, family, wiring.stop_event())
 
 
+async def _cards(settings: Settings) -> None:
+    from cards.refunds import serve
+
+    await serve(settings, wiring.stop_event())
+
+
+def run_cards(settings: Settings) -> None:
+    uvloop.run(_cards(settings))
+
+
 def run_watch(settings: Settings, family: str) -> None:
     uvloop.run(_watch(settings, family))

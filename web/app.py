@@ -13,6 +13,7 @@ from common.clock import Clock, utcnow
 from common.config import Settings
 from common.secrets import derived_keys
 from web import (
+    card_webhooks,
     dashboard,
     health,
     metrics,
@@ -61,5 +62,6 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
     health.add_routes(app)
     metrics.add_routes(app)
     refund_pages.add_routes(app)
+    card_webhooks.add_routes(app)
     dashboard.add_routes(app, settings)
     return app

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 from msgspec import Meta
@@ -85,7 +85,8 @@ class TestPaymentIn(_Body):
 class RefundIn(_Body):
     order_id: Id
     amount: str
-    refund_to_address: Annotated[str, Meta(max_length=128)]
+    # Required on chain; ignored on the card rail (`refund_network: "card"`), where the provider routes the money.
+    refund_to_address: Annotated[str, Meta(max_length=128)] | None = None
     # Left out, network and token are those the order was paid with (SPEC 2.3: usually the original token).
     refund_network: Annotated[str, Meta(max_length=40)] | None = None
     refund_token_address: Annotated[str, Meta(max_length=128)] | None = None
@@ -121,8 +122,19 @@ class RenewalApproveIn(_Body):
     ttl_seconds: int | None = None
 
 
+class CardIn(_Body):
+    """The merchant's own provider account; its two secrets are sealed and never answered back."""
+
+    provider: Literal["stripe"]
+    secret_key: Annotated[str, Meta(min_length=8, max_length=255)]
+    publishable_key: Annotated[str, Meta(min_length=8, max_length=255)]
+    webhook_secret: Annotated[str, Meta(min_length=8, max_length=255)]
+
+
 class SettingsIn(_Body):
     auto_approve_customer_refunds: bool | None = None
+    # Absent: unchanged; null: the caller's mode's account is disconnected.
+    card: CardIn | None | msgspec.UnsetType = msgspec.UNSET
     # network slug -> address; null removes the network
     receive_addresses: dict[Annotated[str, Meta(max_length=40)], Annotated[str, Meta(max_length=128)] | None] | None = None
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from actors.messages import Destination
+from cards import amounts
 from chain_watchers import (
     InvalidAddress,
     InvalidTxHash,
@@ -15,6 +16,8 @@ from chain_watchers import (
     load_registry,
 )
 from chain_watchers.registry import adapter_class
+from readmodel.lookups import CARD
+from readmodel.order import OrderView
 from web.errors import ApiError
 
 
@@ -53,6 +56,25 @@ def tx_hash(net: Network, value: str, param: str) -> str:
         return adapter_class(net.family).validate_tx_hash(value)
     except InvalidTxHash as exc:
         raise ApiError(422, "invalid_tx_hash", f"`{param}` is not a {net.slug} transaction hash: {exc}", param) from None
+
+
+# A card refund goes back to the card it was paid with: the provider routes it, and the destination fields, which
+# are for chains, are ignored (SPEC 2.3).
+CARD_DESTINATION = Destination(refund_to_address="", refund_network=CARD, refund_token_address="")
+
+
+def card_paid(order: OrderView) -> bool:
+    """Paid, and only by card: the buyer's refund form then asks for no destination."""
+    return bool(order.payments) and all(p.network == CARD for p in order.payments)
+
+
+def whole_cents(destination: Destination, micros: int) -> None:
+    """A card refund is sent to the provider in cents: a finer amount is refused, never rounded."""
+    if destination.refund_network == CARD:
+        try:
+            amounts.refund_cents(micros)
+        except amounts.NotWholeCents as exc:
+            raise ApiError(422, "invalid_amount", f"`amount` is not whole cents: {exc}.", "amount") from None
 
 
 def refund_destination(to_address: str, network_slug: str, token_address: str) -> Destination:

@@ -15,6 +15,7 @@ log = logging.getLogger(__name__)
 _TYPES = {
     400: "invalid_request_error",
     401: "authentication_error",
+    402: "card_error",  # the card provider declined the buyer's card (the checkout's card payments)
     403: "permission_error",
     404: "invalid_request_error",
     409: "conflict_error",

@@ -32,9 +32,10 @@ _Text = Annotated[str, Meta(max_length=1000)]
 
 
 class RefundFormIn(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
-    refund_to_address: Annotated[str, Meta(min_length=1, max_length=128)]
-    refund_network: Annotated[str, Meta(min_length=1, max_length=40)]
-    refund_token_address: Annotated[str, Meta(min_length=1, max_length=128)]
+    # Asked only of an order paid on chain: a card-paid order's refund goes back to the card.
+    refund_to_address: Annotated[str, Meta(min_length=1, max_length=128)] | None = None
+    refund_network: Annotated[str, Meta(min_length=1, max_length=40)] | None = None
+    refund_token_address: Annotated[str, Meta(min_length=1, max_length=128)] | None = None
     amount: str
     reason: _Text = ""
     note: _Text | None = None
@@ -87,6 +88,7 @@ async def form_page(request: web.Request) -> web.Response:
         "refund_request.html", t, config, order=order, token=token, status=status.value, refund=refund,
         ceiling=money.format(token.amount), money=money, network_name=network_name,
         networks=destinations.registry().of_mode(order.livemode), chosen=first_payment.network if first_payment else None,
+        card_paid=destinations.card_paid(order),
         # A prefill only (escaped, and validated on submit): any family's address may come here.
         wallet_address=request.query.get("wallet_address", "")[:128], csrf=csrf_token(request, token.token),
         hide_summary=token.hide_summary or params.hide_summary, hide_header=token.hide_header or params.hide_header,
@@ -130,14 +132,22 @@ async def _posted(request: web.Request, kind: type):
     return order, token, form
 
 
+def _chain_destination(form: RefundFormIn) -> m.Destination:
+    for field in ("refund_to_address", "refund_network", "refund_token_address"):
+        if getattr(form, field) is None:
+            raise ApiError(422, "missing_field", f"`{field}` is required.", field)
+    return destinations.refund_destination(form.refund_to_address, form.refund_network, form.refund_token_address)
+
+
 async def submit(request: web.Request) -> web.StreamResponse:
     order, token, form = await _posted(request, RefundFormIn)
-    destination = destinations.refund_destination(form.refund_to_address, form.refund_network,
-                                                  form.refund_token_address)
+    destination = destinations.CARD_DESTINATION if destinations.card_paid(order) else _chain_destination(form)
+    cents = parse_amount(form.amount, "amount")
+    destinations.whole_cents(destination, cents)
     settings = await merchants.settings(ctx(request).pool, order.merchant_id)
     command = m.CreateRefund(
         order_id=order.order_id, merchant_id=order.merchant_id, livemode=order.livemode, at=ctx(request).clock(),
-        refund_id=random_id("re"), link_token=random_id("rl", 16), amount=parse_amount(form.amount, "amount"),
+        refund_id=random_id("re"), link_token=random_id("rl", 16), amount=cents,
         reason=form.reason, destination=destination, flow="customer",
         auto_approve=settings.auto_approve_customer_refunds, note=form.note, token=token.token,
     )

@@ -70,6 +70,17 @@ def _scenario(order_id: str) -> list[m.Command]:
     if order_id == "ord_b":  # underpaid, then accepted as paid
         return [create, c(m.ConfirmPayment, 2, payment_id="pay_b1", tx_hash="0xb1", amount=9_000_000, **pay),
                 c(m.ResolveOrder, 3)]
+    if order_id == "ord_d":  # paid by card; a card refund the provider refused, retried, then executed
+        card = m.Destination("", "card", "")
+        return [create, c(m.ConfirmPayment, 2, payment_id="pay_d1", network="card", tx_hash="pi_d1", token_address="",
+                          amount=10_000_000),
+                c(m.CreateRefund, 3, refund_id="re_d1", link_token="rl_d1", amount=2_000_000, reason="",
+                  destination=card, flow="merchant"),
+                c(m.RecordCardRefund, 4, refund_id="re_d1", provider_refund_id="", status="failed",
+                  reason="charge disputed"),
+                c(m.RetryRefund, 5, refund_id="re_d1"),
+                c(m.RecordCardRefund, 6, refund_id="re_d1", provider_refund_id="re_stripe_d1", status="succeeded",
+                  attempt=1)]
     return [create, c(m.ExpireSession, 31, session_id="cs_s1"), c(m.ReopenOrder, 32, session=_session(3, _at(32))),
             c(m.CancelOrder, 33, note="customer left")]
 
@@ -77,7 +88,7 @@ def _scenario(order_id: str) -> list[m.Command]:
 def samples() -> dict[str, dict]:
     """The public envelope of the first event of each type, by type."""
     found: dict[str, dict] = {}
-    for order_id in ("ord_a", "ord_b", "ord_c"):
+    for order_id in ("ord_a", "ord_b", "ord_c", "ord_d"):
         order = None
         for n, cmd in enumerate(_scenario(order_id)):
             for k, event in enumerate(decide(order, cmd)):

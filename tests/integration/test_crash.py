@@ -9,6 +9,8 @@ import asyncio
 import os
 import secrets
 import subprocess
+from collections.abc import Callable
+from typing import NamedTuple
 
 import aiohttp
 import pytest
@@ -21,6 +23,12 @@ from tests.support.client import Signed
 from web.app import init_app
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+class Isolated(NamedTuple):
+    client: Signed
+    start_worker: Callable[..., subprocess.Popen]
+    settings: object  # its own Redis prefix: a bus of a test's own reaches its workers there
 
 
 @pytest.fixture
@@ -44,7 +52,7 @@ async def isolated(settings, pool):
         procs.append(proc)
         return proc
 
-    yield client, start_worker
+    yield Isolated(client, start_worker, own)
     for proc in procs:
         if proc.poll() is None:
             proc.terminate()
@@ -71,7 +79,7 @@ async def _answer_or_retry(client, first, method, path, payload, key):
 
 
 async def test_killed_after_commit_before_ack_applies_nothing_twice(isolated, pool):
-    client, start_worker = isolated
+    client, start_worker, _ = isolated
     doomed = start_worker("after_commit")
     request = asyncio.create_task(client.post("/b2b/v1/checkout-sessions/quick", {"amount": "7.00"},
                                               headers={"Idempotency-Key": "crash-1"}))
@@ -88,7 +96,7 @@ async def test_killed_after_commit_before_ack_applies_nothing_twice(isolated, po
 
 @pytest.mark.parametrize("crash_point", ["before_commit", "commit_in_flight"])
 async def test_killed_around_its_commit_loses_nothing_and_applies_nothing_twice(isolated, pool, crash_point):
-    client, start_worker = isolated
+    client, start_worker, _ = isolated
     healthy = start_worker()
     status, created = await client.post("/b2b/v1/checkout-sessions/quick", {"amount": "7.00"})
     assert status == 201

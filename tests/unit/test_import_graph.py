@@ -18,9 +18,11 @@ ALLOWED = {
     "streams": set(),
     "actors": {"common", "contract", "readmodel", "streams"},
     "chain_watchers": {"actors", "common", "streams"},
+    "cards": {"actors", "common", "readmodel", "streams"},
     "webhooks": {"actors", "common", "contract", "streams"},
-    "web": {"actors", "chain_watchers", "common", "contract", "readmodel", "streams", "webhooks"},
-    "service": {"actors", "chain_watchers", "common", "contract", "readmodel", "streams", "web", "webhooks"},
+    "web": {"actors", "cards", "chain_watchers", "common", "contract", "readmodel", "streams", "webhooks"},
+    "service": {"actors", "cards", "chain_watchers", "common", "contract", "readmodel", "streams", "web",
+                "webhooks"},
 }
 PURE = ("common/money.py", "common/ids.py", "common/clock.py", "common/bounds.py", "common/backoff.py")
 WIRING = "common/wiring.py"

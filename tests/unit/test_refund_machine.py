@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from msgspec.structs import replace
+
 import pytest
 
 from actors import messages as m
@@ -33,6 +35,26 @@ def tags(events):
 PENDING_REFUND = PAID + (refund(flow="customer"),)
 APPROVED_REFUND = PAID + (refund(),)
 
+# The card rail: paid through the merchant's provider, refunded by the service through it (SPEC 2.3: the provider
+# routes the money, so the destination is empty).
+CARD_DEST = m.Destination("", "card", "")
+CARD_PAID = (create(), m.ConfirmPayment(**BASE, at=T0, payment_id="pay_card", network="card", tx_hash="pi_1",
+                                        token_address="", amount=10_000_000))
+
+
+def card_refund(n: int = 1, amount: int = 4_000_000, flow: str = "merchant"):
+    return replace(refund(n, amount, flow), destination=CARD_DEST)
+
+
+def provider(status: str, provider_refund_id: str = "re_stripe1", attempt: int = 0, at=later(1)):
+    return m.RecordCardRefund(**BASE, at=at, refund_id="re_1", provider_refund_id=provider_refund_id, status=status,
+                              attempt=attempt, reason="declined" if status == "failed" else None)
+
+
+APPROVED_CARD_REFUND = CARD_PAID + (card_refund(),)
+PENDING_AT_PROVIDER = APPROVED_CARD_REFUND + (provider("pending"),)
+REFUSED_BY_PROVIDER = APPROVED_CARD_REFUND + (provider("failed", ""),)
+
 # (name, setup, trigger, refund status after, order status after, events)
 REFUND_ROWS = [
     ("none-merchant-initiated-approved", PAID, refund(), RefundStatus.APPROVED, "PAID",
@@ -52,6 +74,28 @@ REFUND_ROWS = [
      RefundStatus.EXECUTED, "PARTIALLY_REFUNDED", ["payment.refund.executed"]),
     ("approved-canceled-rejected", APPROVED_REFUND, m.CancelRefund(**BASE, at=later(1), refund_id="re_1"),
      RefundStatus.REJECTED, "PAID", ["payment.refund.canceled"]),
+    ("card-none-merchant-initiated-approved", CARD_PAID, card_refund(), RefundStatus.APPROVED, "PAID",
+     ["payment.refund.requested", "payment.refund.approved"]),
+    ("card-none-customer-flow-pending", CARD_PAID, card_refund(flow="customer"), RefundStatus.PENDING, "PAID",
+     ["payment.refund.requested"]),
+    ("card-approved-provider-succeeded-executed", APPROVED_CARD_REFUND, provider("succeeded"),
+     RefundStatus.EXECUTED, "PARTIALLY_REFUNDED", ["payment.refund.tx_submitted", "payment.refund.executed"]),
+    ("card-approved-provider-pending-approved", APPROVED_CARD_REFUND, provider("pending"), RefundStatus.APPROVED,
+     "PAID", ["payment.refund.tx_submitted"]),
+    ("card-pending-at-provider-succeeded-executed", PENDING_AT_PROVIDER, provider("succeeded", at=later(2)),
+     RefundStatus.EXECUTED, "PARTIALLY_REFUNDED", ["payment.refund.executed"]),
+    ("card-pending-at-provider-failed-approved", PENDING_AT_PROVIDER, provider("failed", at=later(2)),
+     RefundStatus.APPROVED, "PAID", ["payment.refund.tx_failed"]),
+    ("card-approved-provider-refused-approved", APPROVED_CARD_REFUND, provider("failed", ""), RefundStatus.APPROVED,
+     "PAID", ["payment.refund.tx_submitted", "payment.refund.tx_failed"]),
+    ("card-refused-retried-approved", REFUSED_BY_PROVIDER, m.RetryRefund(**BASE, at=later(2), refund_id="re_1"),
+     RefundStatus.APPROVED, "PAID", ["payment.refund.retried"]),
+    ("card-retried-provider-succeeded-executed",
+     REFUSED_BY_PROVIDER + (m.RetryRefund(**BASE, at=later(2), refund_id="re_1"),),
+     provider("succeeded", "re_stripe2", attempt=1, at=later(3)), RefundStatus.EXECUTED, "PARTIALLY_REFUNDED",
+     ["payment.refund.tx_submitted", "payment.refund.executed"]),
+    ("card-full-refund-executed-refunded", CARD_PAID + (card_refund(amount=10_000_000),), provider("succeeded"),
+     RefundStatus.EXECUTED, "REFUNDED", ["payment.refund.tx_submitted", "payment.refund.executed"]),
 ]
 
 
@@ -176,3 +220,41 @@ def test_submission_above_ceiling_refused():
 def test_legacy_mint_ceiling_is_the_refundable_balance():
     order, events = run(build(*PAID, refund(1, 3_000_000)), mint(amount=None))
     assert events[0].amount == 7_000_000
+
+
+# Card rail rules that refuse or change nothing: one case each.
+CARD_NO_OPS = [
+    ("same-report-twice", APPROVED_CARD_REFUND + (provider("succeeded"),), provider("succeeded", at=later(2))),
+    ("pending-reported-again", PENDING_AT_PROVIDER, provider("pending", at=later(2))),
+    ("late-report-of-a-settled-attempt", REFUSED_BY_PROVIDER + (m.RetryRefund(**BASE, at=later(2), refund_id="re_1"),),
+     provider("failed", "", attempt=0, at=later(3))),
+]
+
+
+@pytest.mark.parametrize("setup,trigger", [r[1:] for r in CARD_NO_OPS], ids=[r[0] for r in CARD_NO_OPS])
+def test_card_report_that_changes_nothing(setup, trigger):
+    assert decide(build(*setup), trigger) == []
+
+
+CARD_REFUSALS = [
+    ("cancel-approved-card-refund", APPROVED_CARD_REFUND, m.CancelRefund(**BASE, at=later(1), refund_id="re_1"),
+     409, "refund_sent_to_provider"),
+    ("retry-not-refused", APPROVED_CARD_REFUND, m.RetryRefund(**BASE, at=later(1), refund_id="re_1"), 409,
+     "refund_not_refused"),
+    ("retry-while-pending", PENDING_AT_PROVIDER, m.RetryRefund(**BASE, at=later(2), refund_id="re_1"), 409,
+     "refund_not_refused"),
+    ("retry-chain-refund", APPROVED_REFUND, m.RetryRefund(**BASE, at=later(1), refund_id="re_1"), 422,
+     "not_a_card_refund"),
+    ("provider-report-on-chain-refund", APPROVED_REFUND, provider("succeeded"), 422, "not_a_card_refund"),
+    ("card-refund-above-card-paid", PAID + (pay(5_000_000, "0xb"), m.ConfirmPayment(
+        **BASE, at=T0, payment_id="pay_card", network="card", tx_hash="pi_1", token_address="", amount=3_000_000)),
+     card_refund(amount=3_000_001), 409, "amount_exceeds_card_paid"),
+]
+
+
+@pytest.mark.parametrize("setup,trigger,status,code", [r[1:] for r in CARD_REFUSALS],
+                         ids=[r[0] for r in CARD_REFUSALS])
+def test_card_refusal(setup, trigger, status, code):
+    with pytest.raises(Refused) as refused:
+        decide(build(*setup), trigger)
+    assert (refused.value.failure.status, refused.value.failure.code) == (status, code)

@@ -92,6 +92,15 @@ async def _refund_flows(stack, client, order_id: str) -> None:
     await _ok(client.post(f"/b2b/v1/refunds/{broadcast['refund_id']}/submit-tx", tx), 202)
     await _as_process(stack, m.FailRefundTx(**_common(client, order_id), refund_id=broadcast["refund_id"],
                                             network=tx["network"], tx_hash=tx["tx_hash"], reason="reverted"))
+    # A card refund the provider refused (the card refund sender's report), retried by the merchant.
+    card_paid = (await quick(client))["order_id"]
+    await _as_process(stack, m.ConfirmPayment(**_common(client, card_paid), payment_id=random_id("pay"),
+                                              network="card", tx_hash=f"pi_{secrets.token_hex(8)}", token_address="",
+                                              amount=10_000_000))
+    refused = await _ok(merchant_refund(client, card_paid, "1.00", refund_network="card"), 201)
+    await _as_process(stack, m.RecordCardRefund(**_common(client, card_paid), refund_id=refused["refund_id"],
+                                                provider_refund_id="", status="failed", reason="declined"))
+    await _ok(client.post(f"/b2b/v1/refunds/{refused['refund_id']}/retry"))
 
 
 async def _token_flows(stack, client, order_id: str) -> None:

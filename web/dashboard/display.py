@@ -15,6 +15,7 @@ from chain_watchers import (
 )
 from chain_watchers.registry import adapter_class
 from common import money
+from readmodel.lookups import CARD
 from web import destinations
 from web.pages.quotes import network_name, shown_address
 
@@ -50,10 +51,12 @@ def symbol(slug: str, token_address: str) -> str:
         return token_address
 
 
-def destination_options(livemode: bool) -> list[dict[str, str]]:
-    """Every (network, stablecoin) of this mode for the refund form: testnets in test mode, mainnets in live."""
-    return [{"value": f"{net.slug}|{coin.address}", "label": f"{coin.symbol} on {name(net.slug)}"}
-            for net in destinations.registry().of_mode(livemode) for coin in net.stablecoins]
+def destination_options(livemode: bool, card: bool = False) -> list[dict[str, str]]:
+    """Every (network, stablecoin) of this mode for the refund form: testnets in test mode, mainnets in live; first
+    the card the order was paid with, when it was (the provider routes that refund, no address needed)."""
+    back_to_card = [{"value": f"{CARD}|", "label": "Back to the card (the card provider routes it)"}] if card else []
+    return back_to_card + [{"value": f"{net.slug}|{coin.address}", "label": f"{coin.symbol} on {name(net.slug)}"}
+                           for net in destinations.registry().of_mode(livemode) for coin in net.stablecoins]
 
 
 def receive_networks(livemode: bool) -> tuple[Network, ...]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from readmodel.lookups import CARD
 from web import bodies, decoding, lookups
 from web.context import caller
 from web.dashboard import keys, site
@@ -50,8 +51,9 @@ async def issue(request: web.Request) -> web.Response:
         if exc.status >= 500:
             raise
         return await order_page(request, order_id, code=exc.status, values=posted, error=exc)
-    raise await done(request, f"{_base(request)}/refunds/{refund.refund_id}",
-                     "Refund created and approved: send the transfer, then paste its transaction hash here.")
+    next_step = ("the service sends it to your card provider." if refund.refund_network == CARD
+                 else "send the transfer, then paste its transaction hash here.")
+    raise await done(request, f"{_base(request)}/refunds/{refund.refund_id}", f"Refund created and approved: {next_step}")
 
 
 @signed_in

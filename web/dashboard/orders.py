@@ -6,6 +6,7 @@ import msgspec
 from aiohttp import web
 
 from actors import schema
+from readmodel.lookups import CARD
 from readmodel.statuses import OrderStatus
 from common import money
 from web import lookups
@@ -65,7 +66,7 @@ async def order_page(request: web.Request, order_id: str, *, code: int = 200, va
         refunds=msgspec.to_builtins([refund_json(settings, order, r) for r in order.refunds]), tokens=tokens,
         timeline=await _timeline(request, order.order_id), display=display,
         refundable=order.refundable, refundable_text=money.format(order.refundable),
-        destinations=display.destination_options(order.livemode),
+        destinations=display.destination_options(order.livemode, any(p.network == CARD for p in order.payments)),
         dialog="link" if minted else ("form" if values is not None else None),
         values={"action": "execute", "destination": f"{first.network}|{first.token_address}" if first else "",
                 **(values or {})},

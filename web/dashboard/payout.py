@@ -98,6 +98,18 @@ async def approve(request: web.Request) -> web.Response:
 
 
 @signed_in
+async def retry(request: web.Request) -> web.Response:
+    """A card refund the provider refused, sent to the provider once more."""
+    posted = await form(request)
+
+    async def make(_request, common):
+        return m.RetryRefund(**common)
+
+    refund = await refunds.review(request, make)
+    raise await done(request, _back(request, posted), f"Refund {refund.refund_id} sent to the card provider again.")
+
+
+@signed_in
 async def reject(request: web.Request) -> web.Response:
     posted = await form(request)
     reason = decoding.convert({"reason": posted.get("reason")}, bodies.RejectIn).reason

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from cards import accounts
 from common import merchants
 from web import bodies, decoding
 from web.context import caller, ctx
@@ -28,6 +29,7 @@ async def page(request: web.Request, code: int = 200, error: ApiError | None = N
                secret_key: str | None = None) -> web.Response:
     api_key = caller(request)
     current = await merchants.settings(ctx(request).pool, api_key.merchant_id)
+    publishable = await accounts.publishable_key(ctx(request).pool, api_key.merchant_id, api_key.livemode)
     return render(
         request, "settings.html", code=code, auto_approve=current.auto_approve_customer_refunds,
         addresses={**current.receive_addresses, **(values or {})},
@@ -35,6 +37,8 @@ async def page(request: web.Request, code: int = 200, error: ApiError | None = N
         error=problem(error),
         api_key=await _api_key(request), secret_key=secret_key,
         webhooks=await webhooks.endpoints_with_deliveries(request),
+        card={"publishable_key": publishable} if publishable else None,
+        card_webhook_url=f"{ctx(request).settings.public_base()}/providers/stripe/webhooks/{api_key.merchant_id}",
     )
 
 
@@ -47,7 +51,7 @@ async def settings_page(request: web.Request) -> web.Response:
 async def save_refunds(request: web.Request) -> web.Response:
     posted = await decoding.posted_form(request)
     change = decoding.convert({"auto_approve_customer_refunds": posted.get("auto_approve") == "on"}, bodies.SettingsIn)
-    await settings_views.apply_change(ctx(request).pool, caller(request).merchant_id, change)
+    await settings_views.apply_change(ctx(request).pool, ctx(request).vault, caller(request), change)
     raise await done(request, request.path.removesuffix("/refunds"), "Customer refund setting saved.")
 
 
@@ -61,12 +65,37 @@ async def save_addresses(request: web.Request) -> web.Response:
     change = decoding.convert({"receive_addresses": {slug: value or None for slug, value in sent.items() if slug in shown}},
                      bodies.SettingsIn)
     try:
-        await settings_views.apply_change(ctx(request).pool, caller(request).merchant_id, change)
+        await settings_views.apply_change(ctx(request).pool, ctx(request).vault, caller(request), change)
     except ApiError as exc:
         if exc.status >= 500:
             raise
         return await page(request, exc.status, exc, {slug: value for slug, value in sent.items() if slug in shown})
     raise await done(request, request.path.removesuffix("/addresses"), "Receive addresses saved.")
+
+
+async def _change_card(request: web.Request, card: dict | None, saved: str) -> web.Response:
+    change = decoding.convert({"card": card}, bodies.SettingsIn)
+    try:
+        await settings_views.apply_change(ctx(request).pool, ctx(request).vault, caller(request), change)
+    except ApiError as exc:
+        if exc.status >= 500:
+            raise
+        return await page(request, exc.status, exc)
+    raise await done(request, request.path.removesuffix("/disconnect").removesuffix("/card"), saved)
+
+
+@signed_in
+async def connect_card(request: web.Request) -> web.Response:
+    posted = await decoding.posted_form(request)
+    card = {"provider": "stripe", **{field: str(posted.get(field, "")).strip()
+                                     for field in ("secret_key", "publishable_key", "webhook_secret")}}
+    return await _change_card(request, card, "Card account connected.")
+
+
+@signed_in
+async def disconnect_card(request: web.Request) -> web.Response:
+    await decoding.posted_form(request)
+    return await _change_card(request, None, "Card account disconnected.")
 
 
 @signed_in

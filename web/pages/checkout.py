@@ -6,8 +6,13 @@ import logging
 
 from aiohttp import web
 
+from urllib.parse import urlsplit
+
+from cards import accounts
+from cards.amounts import charge_cents, micros
 from chain_watchers import UnknownNetwork, unique_amounts
 from common import money
+from common.config import Settings
 from web import destinations
 from web.context import ctx
 from web.errors import ApiError
@@ -15,7 +20,7 @@ from web.i18n import Translator
 from web.pages import params as page_params, qr, session
 from web.pages.quotes import Quote, accepted, quotes
 from web.pages.status import PAYABLE, status_json
-from web.pages.templating import render
+from web.pages.templating import CSP, csp_with, render
 from web.render import respond
 
 log = logging.getLogger(__name__)
@@ -25,8 +30,21 @@ SCRIPT_MESSAGES = (
     "copied", "wallet_connected", "wallet_confirm", "wallet_failed", "wallet_switch", "wallet_sent",
     "status_waiting", "status_confirming", "status_confirmations", "status_paid", "status_partially_paid",
     "status_expired", "status_superseded", "status_canceled", "expires_in", "returning", "cancel",
-    "back_to_merchant", "amount_paid", "amount_due", "amount_received",
+    "back_to_merchant", "amount_paid", "amount_due", "amount_received", "card_processing", "card_failed",
+    "card_accepted",
 )
+
+
+def _origin(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def card_csp(settings: Settings) -> str:
+    """What the provider's script needs on the page: itself, its frames (3-D Secure) and its API."""
+    script, api = _origin(settings.stripe_js_url), _origin(settings.stripe_api_base)
+    frames = (script, "https://hooks.stripe.com") if script == "https://js.stripe.com" else (script,)
+    return csp_with(script_src=(script,), frame_src=frames, connect_src=tuple(dict.fromkeys((api, script))))
 
 
 def required_confirmations(slug: str) -> int | None:
@@ -68,8 +86,13 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
     order, s = found.order, found.session
     now = ctx(request).clock()
     current = status_json(order, s, found.attempts, now, required_confirmations)
-    offered = []
+    offered, card = [], None
     if current["state"] in PAYABLE:
+        publishable = await accounts.publishable_key(ctx(request).pool, order.merchant_id, order.livemode)
+        if publishable:
+            card = {"publishableKey": publishable, "scriptUrl": ctx(request).settings.stripe_js_url,
+                    "paymentsUrl": f"/c/{key}/card-payments",
+                    "amount": money.format(micros(charge_cents(order.residual)))}
         registry = destinations.registry()
         # EVM and TRON transfers carry no reference: each session quotes an amount of its own there.
         payable_on = accepted(registry, order.livemode, found.receive_addresses)
@@ -92,6 +115,7 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
         "cancelUrl": cancel_url,
         "wallet": {"address": params.wallet_address, "chainId": params.wallet_chain_id},
         "quotes": [_wallet_quote(q) for q in offered],
+        "card": card,
         "messages": t.subset(SCRIPT_MESSAGES),
     }
     items = [{"name": i.name, "quantity": i.quantity, "amount": money.format(i.unit_amount * i.quantity)}
@@ -101,7 +125,8 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
         merchant_name=found.merchant_name, livemode=order.livemode, order_number=order.order_number,
         items=items, total=money.format(order.amount_owed),
         quotes=[(q, qr.svg(q.link, f"{q.symbol} {q.network_name}") if q.link else None) for q in offered],
-        cancel_url=cancel_url, can_cancel=params.framed or cancel_url is not None,
+        cancel_url=cancel_url, can_cancel=params.framed or cancel_url is not None, card=card,
+        csp=card_csp(ctx(request).settings) if card else CSP,
     )
 
 

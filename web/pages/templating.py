@@ -38,7 +38,19 @@ PAGE_HEADERS = {
 }
 
 
-def render(name: str, t: Translator, config: dict, code: int = 200, **values) -> web.Response:
+def csp_with(**origins: tuple[str, ...]) -> str:
+    """The pages' policy, widened only by the origins named per directive (the card provider's script, frames
+    and API on a page that takes cards)."""
+    extra = {f"{name.replace('_', '-')}": " ".join(values) for name, values in origins.items() if values}
+    rules = []
+    for rule in CSP.split("; "):
+        name = rule.split(" ")[0]
+        rules.append(f"{rule} {extra.pop(name)}" if name in extra else rule)
+    return "; ".join(rules + [f"{name} {values}" for name, values in extra.items()])
+
+
+def render(name: str, t: Translator, config: dict, code: int = 200, csp: str = CSP, **values) -> web.Response:
     """`config` reaches the page's scripts as JSON in a non-executable script element."""
     text = _env.get_template(name).render(t=t, config=config, **values)
-    return web.Response(text=text, status=code, content_type="text/html", headers=PAGE_HEADERS)
+    return web.Response(text=text, status=code, content_type="text/html",
+                        headers={**PAGE_HEADERS, "Content-Security-Policy": csp})

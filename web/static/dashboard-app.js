@@ -56,12 +56,19 @@
     var parts = form.querySelectorAll('[data-when]');
     var submit = form.querySelector('[type=submit]');
     var address = form.querySelector('[name=refund_to_address]');
+    var destination = form.querySelector('[name=destination]');
     var sync = function () {
       var checked = form.querySelector('input[name=action]:checked');
       var action = checked ? checked.value : 'execute';
       // A disabled fieldset is neither validated nor sent, so "send a link" never asks for an address.
       parts.forEach(function (part) { part.disabled = part.getAttribute('data-when') !== action; });
-      if (address) address.required = action === 'execute';
+      // Back to the card: the provider routes it, so there is no address to ask for.
+      var toCard = !!destination && destination.value.indexOf('card|') === 0;
+      if (address) {
+        address.required = action === 'execute' && !toCard;
+        address.hidden = toCard;
+        form.querySelector('label[for=' + address.id + ']').hidden = toCard;
+      }
       submit.textContent = submit.getAttribute('data-label-' + action);
     };
     form.addEventListener('change', sync);

@@ -18,8 +18,10 @@
       });
       if (!token.value || token.selectedOptions[0].disabled) token.value = first ? first.value : '';
     };
-    network.addEventListener('change', syncCoins);
-    syncCoins();
+    if (network) { // a card-paid order's form has no destination to choose
+      network.addEventListener('change', syncCoins);
+      syncCoins();
+    }
 
     var submitting = false;
     var button = document.getElementById('refund-submit');

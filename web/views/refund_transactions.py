@@ -12,6 +12,7 @@ from common.clock import iso
 from web import bodies, destinations, lookups
 from web.commands import body, ids_of, submit
 from web.context import ctx
+from readmodel.lookups import CARD
 from web.render import refund_json, respond
 from web.route import Route
 
@@ -27,7 +28,9 @@ async def transactions(pool, refund_id: str) -> list[contract.RefundTransaction]
     found = []
     for r in await pool.fetch(_READ, refund_id):
         row = {k: (iso(v) if isinstance(v, datetime) else v) for k, v in dict(r).items()}
-        if row["required"] is None:
+        if row["network"] == CARD:  # the provider's word settles a card refund: it has no confirmations
+            row["confirmations"] = None
+        elif row["required"] is None:
             row["required"] = destinations.registry().network(row["network"]).confirmations
         found.append(contract.RefundTransaction(**row))
     return found

@@ -7,6 +7,7 @@ from aiohttp import web
 from actors import messages as m
 from contract import api as contract
 from common import merchants
+from readmodel.lookups import CARD
 from web import bodies, destinations, lookups
 from web.commands import amount, body, ids_of, made_by, submit
 from web.context import caller, ctx
@@ -27,7 +28,7 @@ async def _create(request: web.Request, kind: type[bodies.RefundIn], flow: str) 
 async def _destination(request: web.Request, refund_in: bodies.RefundIn) -> m.Destination:
     """The refund's destination; a network or token left out is taken from the order's payment."""
     network, token = refund_in.refund_network, refund_in.refund_token_address
-    if network is None or token is None:
+    if network != CARD and (network is None or token is None):
         paid = await lookups.order(request, refund_in.order_id)
         payment = next((p for p in paid.payments if network is None or p.network == network), None)
         if payment is None:
@@ -35,6 +36,11 @@ async def _destination(request: web.Request, refund_in: bodies.RefundIn) -> m.De
             raise ApiError(422, "missing_field", f"`{field}` is required: no payment of this order to take it from.",
                            field)
         network, token = network or payment.network, token or payment.token_address
+    if network == CARD:
+        return destinations.CARD_DESTINATION
+    if refund_in.refund_to_address is None:
+        raise ApiError(422, "missing_field", "`refund_to_address` is required for a refund paid on chain.",
+                       "refund_to_address")
     return destinations.refund_destination(refund_in.refund_to_address, network, token)
 
 
@@ -45,11 +51,13 @@ async def create(request: web.Request, merchant_id: str, refund_in: bodies.Refun
     # Only a customer's refund may be approved by the merchant's standing choice: a merchant's own needs no read.
     auto_approve = flow == "customer" and (
         await merchants.settings(ctx(request).pool, merchant_id)).auto_approve_customer_refunds
+    destination = await _destination(request, refund_in)
+    destinations.whole_cents(destination, cents)
     command = m.CreateRefund(
         order_id=refund_in.order_id, merchant_id=merchant_id, livemode=api_key.livemode, at=ctx(request).clock(),
         refund_id=ids.make("re", "refund"), link_token=ids.make("rl", "link_token", 16), amount=cents,
         reason=refund_in.reason, flow=flow,
-        destination=await _destination(request, refund_in),
+        destination=destination,
         auto_approve=auto_approve,
         note=getattr(refund_in, "note", None),
     )
@@ -105,6 +113,15 @@ async def _cancel(request, common):
     return m.CancelRefund(**common)
 
 
+async def _retry(request, common):
+    await body(request, bodies.CancelIn)
+    return m.RetryRefund(**common)
+
+
+async def retry_refund(request: web.Request) -> web.Response:
+    return respond(await review(request, _retry))
+
+
 async def approve_refund(request: web.Request) -> web.Response:
     return respond(await review(request, _approve))
 
@@ -129,4 +146,7 @@ ROUTES = [
     Route("POST", "/refunds/{refund_id}/reject", reject_refund, "Reject a PENDING refund", bodies.RejectIn, response=contract.Refund),
     Route("POST", "/refunds/{refund_id}/cancel", cancel_refund,
           "Cancel an APPROVED refund before execution (it ends REJECTED)", bodies.CancelIn, response=contract.Refund),
+    Route("POST", "/refunds/{refund_id}/retry", retry_refund,
+          "Send an APPROVED card refund the provider refused to the provider again", bodies.CancelIn,
+          response=contract.Refund),
 ]

@@ -1,28 +1,36 @@
-"""Merchant settings: auto-approval of customer refunds and receive addresses per network."""
+"""Merchant settings: auto-approval of customer refunds, receive addresses per network and the card account."""
 
 from __future__ import annotations
 
+import msgspec
 from aiohttp import web
 from msgspec.structs import replace
 
-from contract import api as contract
+from cards import accounts
 from common import merchants
+from common.merchants import ApiKey
+from common.secrets import Vault
+from contract import api as contract
 from web import bodies, destinations, idempotency
 from web.commands import body
-from web.context import ctx
+from web.context import caller, ctx
+from web.errors import ApiError
 from web.render import respond
 from web.route import Route
 from web.views.merchants import own_merchant_id
 
 
-def _json(merchant_id: str, s: merchants.Settings) -> contract.MerchantSettings:
-    return contract.MerchantSettings(merchant_id=merchant_id, auto_approve_customer_refunds=s.auto_approve_customer_refunds,
-                                     receive_addresses=dict(sorted(s.receive_addresses.items())))
+def _json(merchant_id: str, s: merchants.Settings, card: str | None) -> contract.MerchantSettings:
+    return contract.MerchantSettings(
+        merchant_id=merchant_id, auto_approve_customer_refunds=s.auto_approve_customer_refunds,
+        receive_addresses=dict(sorted(s.receive_addresses.items())),
+        card=contract.CardSettings(provider="stripe", publishable_key=card) if card else None)
 
 
 async def get_settings(request: web.Request) -> web.Response:
-    merchant_id = own_merchant_id(request)
-    return respond(_json(merchant_id, await merchants.settings(ctx(request).pool, merchant_id)))
+    merchant_id, pool = own_merchant_id(request), ctx(request).pool
+    card = await accounts.publishable_key(pool, merchant_id, caller(request).livemode)
+    return respond(_json(merchant_id, await merchants.settings(pool, merchant_id), card))
 
 
 async def update_settings(request: web.Request) -> web.Response:
@@ -30,14 +38,26 @@ async def update_settings(request: web.Request) -> web.Response:
     change = await body(request, bodies.SettingsIn)
 
     async def work(conn) -> web.Response:
-        return respond(await apply_change(conn, merchant_id, change))
+        return respond(await apply_change(conn, ctx(request).vault, caller(request), change))
 
     return await idempotency.once(request, work)
 
 
-async def apply_change(db, merchant_id: str, change: bodies.SettingsIn) -> contract.MerchantSettings:
+def _card_account(api_key: ApiKey, card: bodies.CardIn) -> accounts.CardAccount:
+    try:
+        accounts.check_keys(api_key.livemode, card.secret_key, card.publishable_key, card.webhook_secret)
+    except accounts.KeyRefused as exc:
+        param = f"card.{exc.field}"
+        raise ApiError(422, exc.code, f"`{param}` {exc.why}.", param) from None
+    return accounts.CardAccount(merchant_id=api_key.merchant_id, livemode=api_key.livemode, provider=card.provider,
+                                publishable_key=card.publishable_key, secret_key=card.secret_key,
+                                webhook_secret=card.webhook_secret)
+
+
+async def apply_change(db, vault: Vault, api_key: ApiKey, change: bodies.SettingsIn) -> contract.MerchantSettings:
     """Validate and save a settings change (db: a pool or a connection); the dashboard's settings form calls this
-    too."""
+    too. Every field is checked before anything is written. The card account is the caller's mode's."""
+    merchant_id = api_key.merchant_id
     current = await merchants.settings(db, merchant_id)
     addresses = dict(current.receive_addresses)
     for slug, address in (change.receive_addresses or {}).items():
@@ -47,15 +67,21 @@ async def apply_change(db, merchant_id: str, change: bodies.SettingsIn) -> contr
             addresses.pop(net.slug, None)
         else:
             addresses[net.slug] = destinations.address(net, address, param)
+    card = None if change.card in (None, msgspec.UNSET) else _card_account(api_key, change.card)
     new = replace(current, receive_addresses=addresses)
     if change.auto_approve_customer_refunds is not None:
         new = replace(new, auto_approve_customer_refunds=change.auto_approve_customer_refunds)
     await merchants.save_settings(db, merchant_id, new)
-    return _json(merchant_id, new)
+    if card is not None:
+        await accounts.connect(db, vault, card)
+    elif change.card is None:
+        await accounts.disconnect(db, merchant_id, api_key.livemode)
+    return _json(merchant_id, new, await accounts.publishable_key(db, merchant_id, api_key.livemode))
 
 
 ROUTES = [
     Route("GET", "/merchants/{merchant_id}/settings", get_settings, "Read the merchant's settings", response=contract.MerchantSettings),
     Route("PATCH", "/merchants/{merchant_id}/settings", update_settings,
-          "Change auto-approval of customer refunds and receive addresses", bodies.SettingsIn, response=contract.MerchantSettings),
+          "Change auto-approval of customer refunds, receive addresses and the card account of the caller's mode",
+          bodies.SettingsIn, response=contract.MerchantSettings),
 ]

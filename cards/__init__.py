@@ -1,0 +1,1 @@
+"""Card payments through the merchant's own provider account: accounts, the provider adapter, the refund sender."""
