@@ -69,7 +69,7 @@ async def test_rate_limited_rpc_is_retried_and_the_refund_still_executes(merchan
 ], ids=["type-error", "attribute-error", "rpc-error", "unreadable-answer"])
 async def test_a_code_fault_is_logged_with_its_traceback_and_a_node_fault_is_not(
         watchers, monkeypatch, caplog, raised, level, with_traceback) -> None:
-    async def broken(watch, network):
+    async def broken(*_):
         raise raised
 
     monkeypatch.setattr("chain_watchers.discovery.discover", broken)
