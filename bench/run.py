@@ -49,6 +49,7 @@ sys.path.insert(0, str(ROOT))
 from bench import prefill
 from common import db, merchants
 from common.secrets import Vault
+from streams import connection
 from web.signing import sign
 
 PATH = "/b2b/v1/checkout-sessions/quick"
@@ -218,10 +219,17 @@ async def bytes_per_order(conn: asyncpg.Connection, design: str) -> float:
     return size / max(await conn.fetchval(f'SELECT count(*) FROM "{schema}".orders'), 1)
 
 
+async def commits(conn: asyncpg.Connection) -> int:
+    """Transactions committed in the bench's database so far (pg_stat_database, read afresh)."""
+    await conn.execute("SELECT pg_stat_clear_snapshot()")
+    return await conn.fetchval("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
+
+
 async def measure(name, procs, url, pair, args, conn: asyncpg.Connection, tag: str, paid: list[str]) -> dict:
     """One round of a design: a short warm-up, then --seconds of load from just after a checkpoint."""
     await load(url, pair, args, 2, f"{tag}-warm", paid)
     wal_from = await checkpoint(conn)
+    commits_from = await commits(conn)
     stop = asyncio.Event()
     sampler = RssSampler(procs)
     sampling = asyncio.create_task(sampler.run(stop))
@@ -234,6 +242,11 @@ async def measure(name, procs, url, pair, args, conn: asyncpg.Connection, tag: s
     result["cpu_ms_per_request"]["all"] = round(sum(result["cpu_ms_per_request"].values()), 3)
     wal = await conn.fetchval("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)", wal_from)
     result["wal_bytes_per_request"] = round(float(wal) / served)
+    # The primary's side: how many commits the load made and how fast it wrote WAL (docs/scaling.md).
+    committed = await commits(conn) - commits_from
+    result["commits_per_s"] = round(committed / args.seconds)
+    result["requests_per_commit"] = round(served / max(committed, 1), 2)
+    result["wal_mb_per_s"] = round(float(wal) / args.seconds / 2**20, 2)
     result["bytes_per_order"] = round(await bytes_per_order(conn, name))
     say(f"{name:>9}: {result['rps']:8.0f} req/s  p50 {result['p50_ms']:6.1f} ms  p99 {result['p99_ms']:6.1f} ms"
         f"  errors {result['errors']}  WAL B/request {result['wal_bytes_per_request']}"
@@ -265,15 +278,17 @@ def say(line: str) -> None:
 
 
 async def redis_memory(url: str) -> str:
-    client = aioredis.Redis.from_url(url)
+    client = connection.connect(url)
     try:
+        if connection.is_cluster(client):
+            return "(a cluster: see each node's INFO)"
         return (await client.info("memory"))["used_memory_human"]
     finally:
         await client.aclose()
 
 
 async def drop_keys(url: str, prefix: str) -> None:
-    client = aioredis.Redis.from_url(url)
+    client = connection.connect(url)
     try:
         async for key in client.scan_iter(match=f"{prefix}*", count=10_000):
             await client.unlink(key)
