@@ -7,9 +7,14 @@ import logging
 import asyncpg
 from redis import exceptions as redis_errors
 
-# The builtin ConnectionError and TimeoutError (asyncio's is the same class) are OSErrors.
-UNAVAILABLE = (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError,
-               redis_errors.ConnectionError, redis_errors.TimeoutError)
+# The builtin ConnectionError and TimeoutError (asyncio's is the same class) are OSErrors. PostgreSQL moving to
+# another host (a failover, a switchover) shows as more than a refused connection: a pooled connection that died
+# mid-query leaves asyncpg's protocol in a state it reports as an InternalClientError ("cannot switch to state 15";
+# also the class of "no host of DATABASE_URL is the primary"), a server shutting down or not yet accepting says so
+# with SQLSTATE 57P01-57P03, and a server demoted under a connection refuses its writes as read-only (25006).
+UNAVAILABLE = (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError, asyncpg.InternalClientError,
+               asyncpg.AdminShutdownError, asyncpg.CrashShutdownError, asyncpg.CannotConnectNowError,
+               asyncpg.ReadOnlySQLTransactionError, redis_errors.ConnectionError, redis_errors.TimeoutError)
 
 
 def report(log: logging.Logger, what: str, exc: BaseException, then: str) -> None:

@@ -6,7 +6,7 @@ import re
 
 from aiohttp import web
 
-from common import logs, merchants
+from common import faults, logs, merchants
 from web import rate_limits
 from web.context import CALLER, ONE_COMMAND, SIGNED_AT_MS, UNSPENT_SIGNATURE, ctx
 from web.errors import ApiError
@@ -30,9 +30,16 @@ def _header(request: web.Request, name: str) -> str:
 async def _api_key(request: web.Request, public_key: str):
     c = ctx(request)
     found, api_key = c.key_cache.get(public_key)
-    if not found:
+    if found:
+        return api_key
+    try:
         api_key = await merchants.lookup_key(c.pool, c.vault, public_key)
-        c.key_cache.put(public_key, api_key)
+    except faults.UNAVAILABLE:
+        api_key = c.key_cache.stale(public_key)
+        if api_key is None:
+            raise
+        return api_key
+    c.key_cache.put(public_key, api_key)
     return api_key
 
 

@@ -18,7 +18,7 @@ from readmodel import order as views
 from readmodel.order import OrderView
 from streams.producer import ReplyTimeout, SignatureSpent
 from web import decoding, request_ids
-from web.context import SIGNED_AT_MS, UNSPENT_SIGNATURE, caller, ctx
+from web.context import COMMAND_ID, SIGNED_AT_MS, UNSPENT_SIGNATURE, caller, ctx
 from web.errors import ApiError
 from web.idempotency import request_hash
 from web.replays import idempotency_key, replay_ttl, replayed
@@ -107,6 +107,7 @@ async def ask(request: web.Request, envelope: m.Envelope, *, signed: bool = Fals
     """The round trip of every command the web sends, the API's and the hosted pages' alike. A signed request
     spends its signature with the command; a repeat with an Idempotency-Key gets only a recorded answer."""
     c = ctx(request)
+    request[COMMAND_ID] = envelope.command_id
     logs.note(command_id=envelope.command_id, order_id=envelope.command.order_id,
               merchant_id=envelope.command.merchant_id)
     try:

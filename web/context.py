@@ -36,6 +36,8 @@ CALLER: web.RequestKey[ApiKey] = web.RequestKey("caller", ApiKey)
 ONE_COMMAND: web.AppKey[frozenset] = web.AppKey("one_command", frozenset)
 UNSPENT_SIGNATURE: web.RequestKey[str] = web.RequestKey("unspent_signature", str)
 SIGNED_AT_MS: web.RequestKey[int] = web.RequestKey("signed_at_ms", int)  # its X-Timestamp, in milliseconds
+# The command a request sent: a dependency failing after it was sent is answered naming it (web/errors.py).
+COMMAND_ID: web.RequestKey[str] = web.RequestKey("command_id", str)
 # A write whose signature was seen before but which carries an Idempotency-Key: only a recorded answer may serve it.
 REPEATED_SIGNATURE: web.RequestKey[bool] = web.RequestKey("repeated_signature", bool)
 

@@ -9,6 +9,7 @@ import msgspec
 from aiohttp import web
 
 from common import faults
+from web.context import COMMAND_ID
 
 log = logging.getLogger(__name__)
 
@@ -72,12 +73,15 @@ async def error_middleware(request: web.Request, handler):
             )
             return ApiError(exc.status, code, exc.reason).response()
         raise
-    # Redis or PostgreSQL out of reach: the request did nothing, or (a command already queued) is answered on retry.
+    # Redis or PostgreSQL out of reach: the request did nothing, or (a command already queued) is answered on retry,
+    # so the answer names the command when there is one.
     except faults.UNAVAILABLE as exc:
         if not request.path.startswith("/b2b/"):
             raise
         log.warning("%s %s: a dependency is unavailable (%r)", request.method, request.path, exc)
-        return ApiError(503, "service_unavailable", "A service dependency is unavailable; retry shortly.").response()
+        named = {"command_id": request[COMMAND_ID]} if COMMAND_ID in request else {}
+        return ApiError(503, "service_unavailable", "A service dependency is unavailable; retry shortly.",
+                        **named).response()
     except Exception:
         if not request.path.startswith("/b2b/"):
             raise

@@ -10,6 +10,10 @@ from common.merchants import ApiKey
 HIT_S = 5.0  # a rolled secret or a changed rate limit reaches every web process within this long
 MISS_S = 2.0  # a key created a moment ago works within this long; made-up keys cannot fill the cache for longer
 MAX_ENTRIES = 10_000
+# While PostgreSQL cannot be asked (a failover takes its TTL and a little more), a key found there is trusted this
+# much longer, so that merchants' retries still reach the command they name; a key rolled in that window could
+# not have been rolled anyway, the database being away.
+STALE_S = 60.0
 
 
 class KeyCache:
@@ -24,6 +28,13 @@ class KeyCache:
             return False, None
         self._entries.move_to_end(public_key)
         return True, entry[1]
+
+    def stale(self, public_key: str) -> ApiKey | None:
+        """The key last found under this public key, if it expired less than STALE_S ago (never a miss)."""
+        entry = self._entries.get(public_key)
+        if entry is None or time.monotonic() > entry[0] + STALE_S:
+            return None
+        return entry[1]
 
     def put(self, public_key: str, api_key: ApiKey | None) -> None:
         self._entries[public_key] = (time.monotonic() + (HIT_S if api_key else MISS_S), api_key)

@@ -18,9 +18,7 @@ from datetime import datetime, timedelta
 
 import asyncpg
 import msgspec
-from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
-from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from actors.publication import PublicEvent
 from common import faults, metrics
@@ -130,8 +128,7 @@ class Dispatcher:
                 # Redis lost its data (a restart without persistence): read the new stream from its start.
                 log.warning("webhooks: the events stream lost its consumer group; making it again")
                 await self._make_group("0")
-            except (OSError, ConnectionError, RedisConnectionError, RedisTimeoutError, asyncpg.PostgresError,
-                    asyncpg.InterfaceError) as exc:
+            except (*faults.UNAVAILABLE, asyncpg.PostgresError) as exc:
                 log.warning("webhooks: dependency unavailable (%s); retrying", exc)
                 await asyncio.sleep(0.5)
 
