@@ -27,18 +27,34 @@ REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/0")
 RUN = secrets.token_hex(4)
 
 
-@contextlib.asynccontextmanager
-async def database(name: str):
-    """A migrated database of this name, dropped afterwards; yields its URL."""
-    admin = await asyncpg.connect(ADMIN_URL)
-    await admin.execute(f'CREATE DATABASE "{name}"')
-    url = ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+async def _admin(admin_url: str, statement: str) -> None:
+    admin = await asyncpg.connect(admin_url)
     try:
-        await db.migrate(url)
+        await admin.execute(statement)
+    finally:
+        await admin.close()
+
+
+@contextlib.asynccontextmanager
+async def database(name: str, admin_url: str = ADMIN_URL):
+    """A migrated database of this name on admin_url's server, dropped afterwards; yields its URL (admin_url's
+    hosts and query, such as several hosts and target_session_attrs, with this database). A connection of its
+    own for each, since the server may have failed over in between."""
+    await _admin(admin_url, f'CREATE DATABASE "{name}"')
+    base, _, query = admin_url.partition("?")
+    url = base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
+    try:
+        for _ in range(50):  # on a replicated server the first host asked may be a replica that has not replayed it yet
+            try:
+                await db.migrate(url)
+                break
+            except asyncpg.InvalidCatalogNameError:
+                await asyncio.sleep(0.1)
+        else:
+            raise AssertionError(f"database {name} never became reachable")
         yield url
     finally:
-        await admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-        await admin.close()
+        await _admin(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
 @pytest.fixture(scope="session")

@@ -17,7 +17,7 @@ from cryptography.fernet import Fernet
 
 from common import db, merchants
 from common.secrets import Vault
-from tests.conftest import database
+from tests.conftest import ADMIN_URL, database
 from tests.support.client import Signed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,16 +77,21 @@ async def until_answered(client: Signed, timeout: float = 30) -> None:
         await asyncio.sleep(0.2)
 
 
-async def created(client: Signed, key: str, amount: str = "2.00", attempts: int = 40) -> dict:
+async def created(client: Signed, key: str, amount: str = "2.00", attempts: int = 40,
+                  failed: list[tuple[int, dict | None]] | None = None, payload: dict | None = None) -> dict:
     """A quick session, retried with its Idempotency-Key through 503 and 504 answers, as a merchant's
-    backend would. Concurrent calls differ in amount: the client signs identical requests a second apart."""
+    backend would. Concurrent calls differ in amount: the client signs identical requests a second apart.
+    `failed` collects every answer other than 201; `payload` adds to the body."""
     for _ in range(attempts):
         try:
-            status, body = await client.post(QUICK, {"amount": amount}, headers={"Idempotency-Key": key})
+            status, body = await client.post(QUICK, {"amount": amount, **(payload or {})},
+                                             headers={"Idempotency-Key": key})
         except aiohttp.ClientError:
             status, body = 0, None
         if status == 201:
             return body
+        if failed is not None:
+            failed.append((status, body))
         assert status in (0, 503, 504), (status, body)
         if status == 504:  # queued, not answered in time: it names the command the retry will be answered by
             assert body["error"]["code"] == "command_timeout" and body["error"]["command_id"].startswith("cmd_"), body
@@ -94,17 +99,15 @@ async def created(client: Signed, key: str, amount: str = "2.00", attempts: int 
     raise AssertionError(f"{key} was never created")
 
 
-
-
 @contextlib.asynccontextmanager
 async def deployment(redis_url: str, processes: tuple[str, ...] = ("web", "actors"), *,
                      args: dict[str, tuple[str, ...]] | None = None, env: dict[str, str] | None = None,
-                     output: Path | None = None):
-    """The named processes (an actors process may be named actors-1, actors-2...) on a database of their own,
-    answering; yields them, a merchant's signed client and a pool on the database. `args` adds command-line
-    arguments to the processes it names; `env` adds to or overrides their environment; with `output` their stdout
-    and stderr go to files there."""
-    async with database(f"svc_deploy_{secrets.token_hex(4)}") as url:
+                     output: Path | None = None, admin_url: str = ADMIN_URL):
+    """The named processes (an actors process may be named actors-1, actors-2...) on a database of their own (on
+    admin_url's server), answering; yields them, a merchant's signed client and a pool on the database. `args`
+    adds command-line arguments to the processes it names; `env` adds to or overrides their environment; with
+    `output` their stdout and stderr go to files there."""
+    async with database(f"svc_deploy_{secrets.token_hex(4)}", admin_url) as url:
         port = free_port()
         env = dict(os.environ, DATABASE_URL=url, REDIS_URL=redis_url, REDIS_PREFIX=f"dp{secrets.token_hex(3)}:",
                    PARTITIONS="8", LEASE_TTL_MS="1500", REPLY_TIMEOUT_S="5", PORT=str(port),
