@@ -2,7 +2,8 @@
 
 Every delivery is written before its stream entry is acknowledged, and leased while in flight, so a
 crash anywhere loses nothing: unacknowledged entries are read again (the deliveries table ignores
-what it already has), and a delivery whose lease runs out is due again for the sweep.
+what it already has), and a delivery whose lease runs out is due again for the sweep. Leases are short and
+renewed while held, so what a dead dispatcher held goes out again within seconds.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ class DispatchHooks:
     def before_ack(self) -> None:
         pass
 MAX_QUEUE = 2000  # deliveries queued in memory for one endpoint at most
+QUEUE_S = 30.0  # an endpoint's queue holds what its lane sends in this long at its recent pace
 # What an attempt left its delivery as (outcomes.record_row's status), as the delivery counter names it.
 _COUNTED = {status: metrics.WEBHOOK_DELIVERIES.labels(outcome)
             for status, outcome in (("succeeded", "delivered"), ("pending", "retrying"), ("failed", "failed"))}
@@ -96,7 +98,7 @@ class Dispatcher:
         if queued:
             try:
                 async with self.pool.acquire() as conn:
-                    await store.release(conn, queued, self.clock())
+                    await store.due_at(conn, queued, self.clock())
             except Exception as exc:  # noqa: BLE001 - faults.report tells a bug from a dependency away
                 faults.report(log, "webhooks: handing back queued deliveries", exc,
                               "their leases run out and a sweep takes them")
@@ -213,12 +215,13 @@ class Dispatcher:
     # Sending: one lane per endpoint, so a slow endpoint only ever holds its own lane
 
     def _room(self, endpoint_id: str) -> int:
-        """Deliveries an endpoint's queue may still take: as many as its lane sends in half a lease at
-        its recent pace (an endpoint not heard from yet is assumed to take the whole timeout), so
-        what is queued starts well within its lease; never fewer than two rounds of the lane."""
+        """Deliveries an endpoint's queue may still take: as many as its lane sends in QUEUE_S at its
+        recent pace (an endpoint not heard from yet is assumed to take the whole timeout), so that a
+        slow endpoint's deliveries wait in the table, where another dispatcher may take them, rather than
+        here; never fewer than two rounds of the lane."""
         pace = self._latency.get(endpoint_id, self.settings.timeout_s)
         width = self.settings.per_endpoint
-        depth = min(MAX_QUEUE, max(2 * width, int(width * self.settings.lease_s / 2 / max(pace, 0.001))))
+        depth = min(MAX_QUEUE, max(2 * width, int(width * QUEUE_S / max(pace, 0.001))))
         lane = self._lanes.get(endpoint_id)
         return depth - (len(lane.queue) if lane else 0)
 
@@ -241,7 +244,7 @@ class Dispatcher:
                 spilled.append(row["delivery_id"])
                 self._waiting.add(endpoint_id)
         if spilled:
-            await store.release(conn, spilled, self.clock())
+            await store.due_at(conn, spilled, self.clock())
         return self._submit(taken)
 
     def _job(self, row: asyncpg.Record) -> Job:
@@ -293,6 +296,16 @@ class Dispatcher:
             lane.active -= 1
             if lane.active == 0 and not lane.queue and self._lanes.get(endpoint_id) is lane:
                 del self._lanes[endpoint_id]
+
+    async def renew(self) -> None:
+        """Extend the lease of every delivery held here: queued, in flight, or attempted and not yet written (the
+        webhooks process runs this three times a lease). Under the writing lock, so that no attempt written
+        meanwhile, whose delivery is due at its retry or done, is leased again."""
+        async with self._writing:
+            if self._held:
+                async with self.pool.acquire() as conn:
+                    await store.due_at(conn, list(self._held),
+                                       self.clock() + timedelta(seconds=self.settings.lease_s))
 
     async def drain(self) -> None:
         """Wait until every started attempt is sent and written (tests and shutdown)."""

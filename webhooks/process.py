@@ -14,7 +14,7 @@ from webhooks import settings as webhook_settings
 from webhooks.dispatcher import Dispatcher, DispatchHooks
 
 log = logging.getLogger(__name__)
-RECLAIM_EVERY_S = 10.0
+RECLAIM_EVERY_S = 2.0
 REPORT_EVERY_S = 10.0  # the retry queue's gauges: one count on a partial index
 
 
@@ -41,6 +41,8 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
                           coalesce=True, id="webhook-retries")
         scheduler.add_job(_guarded(dispatcher.reclaim), "interval", seconds=RECLAIM_EVERY_S, max_instances=1,
                           coalesce=True, id="webhook-reclaim")
+        scheduler.add_job(_guarded(dispatcher.renew), "interval", seconds=knobs.lease_s / 3, max_instances=1,
+                          coalesce=True, id="webhook-leases")
         scheduler.add_job(_guarded(dispatcher.report), "interval", seconds=REPORT_EVERY_S, max_instances=1,
                           coalesce=True, id="webhook-gauges")
         scheduler.start()

@@ -9,13 +9,15 @@ import msgspec
 
 class WebhookSettings(msgspec.Struct, frozen=True, kw_only=True):
     timeout_s: float = 10.0
-    # An in-flight delivery is leased this long: longer than the timeout plus the time a delivery can
-    # wait in its endpoint's queue, so no live dispatcher ever sees its own delivery come due again.
-    lease_s: float = 60.0
+    # A delivery a dispatcher holds (queued, in flight) is leased this long and renewed three times a lease,
+    # so what a dispatcher that died held comes due again within one lease.
+    lease_s: float = 5.0
     per_endpoint: int = 16          # concurrent attempts to one endpoint; others' lanes are separate
     batch: int = 500                # stream entries read, due deliveries claimed, outcomes written at once
     sweep_interval_s: float = 1.0
-    reclaim_idle_ms: int = 30_000   # stream entries another consumer left unacknowledged this long are taken over
+    # Stream entries another consumer left unacknowledged this long are taken over (a live one acknowledges its
+    # batch as soon as its deliveries are written; taking one twice adds no delivery).
+    reclaim_idle_ms: int = 5_000
 
 
 _ENV = {

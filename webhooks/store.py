@@ -144,11 +144,12 @@ async def fail_pending(conn: asyncpg.Connection, endpoint_id: str, why: str) -> 
     )
 
 
-async def release(conn: asyncpg.Connection, delivery_ids: list[str], now: datetime) -> None:
-    """Give back claimed deliveries a dispatcher has no room for: due now, for whoever sweeps next."""
+async def due_at(conn: asyncpg.Connection, delivery_ids: list[str], at: datetime) -> None:
+    """Pending deliveries due (again) at `at`: now, to give back those a dispatcher has no room for, to whoever sweeps
+    next; later, to renew the lease of those it holds."""
     await conn.execute(
         "UPDATE webhook_deliveries SET next_attempt_at = $2 WHERE delivery_id = ANY($1) AND status = 'pending'",
-        delivery_ids, now,
+        delivery_ids, at,
     )
 
 

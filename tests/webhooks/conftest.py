@@ -19,8 +19,8 @@ async def receiver(stack):
     sweep keeps retrying deliveries to a closed port."""
     made: list[Receiver] = []
 
-    async def make(script: list | None = None, default: int | str = 200) -> Receiver:
-        r = await Receiver(script, default).start()
+    async def make(script: list | None = None, default: int | str = 200, delay_s: float = 0.0) -> Receiver:
+        r = await Receiver(script, default, delay_s).start()
         made.append(r)
         return r
 

@@ -24,11 +24,12 @@ class Received:
 
 class Receiver:
     """A merchant's endpoint: records every request exactly as it arrived and answers by script
-    (a status per request in order, then `default`; HANG never answers)."""
+    (a status per request in order, then `default`; HANG never answers), each after `delay_s`."""
 
-    def __init__(self, script: list | None = None, default: int | str = 200):
+    def __init__(self, script: list | None = None, default: int | str = 200, delay_s: float = 0.0):
         self.script = list(script or [])
         self.default = default
+        self.delay_s = delay_s
         self.requests: list[Received] = []
         self._runner: web.AppRunner | None = None
         self.url = ""
@@ -54,6 +55,7 @@ class Receiver:
         answer = self.script.pop(0) if self.script else self.default
         if answer == HANG:
             await asyncio.sleep(3600)
+        await asyncio.sleep(self.delay_s)
         return web.Response(status=answer, text="received")
 
     async def wait_for(self, count: int, timeout: float = 10.0) -> list[Received]:
