@@ -8,8 +8,9 @@ from tests.conftest import REDIS_URL
 from tests.ha.cluster import Cluster, missing_tools
 from tests.support.processes import deployment, free_port
 
-PROCESSES = ("web", "actors-1", "actors-2", "scheduler", "webhooks")
+PROCESSES = ("web", "actors-1", "actors-2", "scheduler", "webhooks", "watch")
 WORKERS = PROCESSES[1:]  # the processes that serve their probes on a metrics port of their own
+FAMILY = ("--family", "evm")  # a watcher, for its probes: no merchant receives on a network here
 
 
 @pytest.fixture(scope="module")
@@ -29,7 +30,8 @@ async def cluster():
 @pytest.fixture(scope="module")
 async def service(cluster, tmp_path_factory):
     ports = {name: free_port() for name in WORKERS}
-    async with deployment(REDIS_URL, PROCESSES, args={n: ("--metrics-port", str(p)) for n, p in ports.items()},
+    args = {n: ("--metrics-port", str(p), *(FAMILY if n == "watch" else ())) for n, p in ports.items()}
+    async with deployment(REDIS_URL, PROCESSES, args=args,
                           env={"RATE_LIMIT_RPS": "100000", "RATE_LIMIT_BURST": "100000"}, admin_url=cluster.url, output=tmp_path_factory.mktemp("ha-logs")) as (procs, client, pool):
         probes = {"web": procs.base_url} | {n: f"http://127.0.0.1:{p}" for n, p in ports.items()}
         yield procs, client, pool, probes
