@@ -13,6 +13,8 @@ class ConfigError(Exception):
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     database_url: str = ""
+    # A statement of a long-running process unanswered this long fails as the database being away (common/db.py).
+    database_timeout_s: float = 10.0
     redis_url: str = ""
     # Key prefix for every Redis key and stream, so several deployments or test runs share one server.
     redis_prefix: str = "svc:"
@@ -60,6 +62,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
 _ENV = {
     "database_url": "DATABASE_URL",
+    "database_timeout_s": "DATABASE_TIMEOUT_S",
     "redis_url": "REDIS_URL",
     "redis_prefix": "REDIS_PREFIX",
     "port": "PORT",
@@ -107,6 +110,8 @@ def load(environ: dict[str, str] | None = None, **overrides) -> Settings:
                  "page_rate_limit_burst"):
         if getattr(settings, name) < 1:
             raise ConfigError(f"{_ENV[name]} must be at least 1")
+    if settings.database_timeout_s <= 0:
+        raise ConfigError("DATABASE_TIMEOUT_S must be positive")
     if settings.stream_retention_s < 0:
         raise ConfigError("STREAM_RETENTION_S must not be negative")
     return settings

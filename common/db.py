@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 import asyncpg
@@ -16,14 +17,64 @@ _LOCK = 7_204_511  # advisory lock id: concurrent starters apply migrations one 
 ACTOR_SETTINGS = {"enable_seqscan": "off"}
 
 
+# Per host, as libpq's connect_timeout: a host whose machine is frozen or cut off accepts the TCP connection and
+# never answers. asyncpg spends its one timeout on the first such host and never asks the next. While the others
+# all say they are not the primary (a failover under way), each attempt waits this long for the silent one.
+CONNECT_TIMEOUT_S = 2.0
+
+
+def hosts(url: str) -> list[str]:
+    """The URL once per host it names (libpq's `postgresql://user@h1:p1,h2:p2/db?...`); a URL of one host, or of
+    none (a UNIX socket in the query), as it is."""
+    scheme, sep, rest = url.partition("://")
+    netloc, slash, tail = rest.partition("/")
+    user, at, names = netloc.rpartition("@")
+    if not sep or "," not in names:
+        return [url]
+    return [f"{scheme}://{user}{at}{name}{slash}{tail}" for name in names.split(",")]
+
+
+async def connect_one(url: str, **kwargs) -> asyncpg.Connection:
+    """A connection to the first host of the URL to answer that its target_session_attrs accepts (the primary, with
+    read-write), asking all of them at once: after a failover, no frozen former primary holds up finding the new
+    one. Any other connection that was made meanwhile is closed."""
+    each = hosts(url)
+    if len(each) == 1:
+        return await asyncpg.connect(url, **kwargs)
+    tasks = [asyncio.create_task(asyncpg.connect(one, timeout=CONNECT_TIMEOUT_S, **kwargs)) for one in each]
+    pending, chosen, error = set(tasks), None, None
+    try:
+        while pending and chosen is None:
+            done, pending = await asyncio.wait(pending, return_when=asyncio.FIRST_COMPLETED)
+            for task in done:
+                if task.exception() is None:
+                    chosen = chosen or task.result()
+                else:
+                    error = error or task.exception()
+    finally:
+        for task in pending:
+            task.cancel()
+        for task in tasks:
+            if task.done() and not task.cancelled() and task.exception() is None and task.result() is not chosen:
+                task.result().terminate()
+    if chosen is None:
+        raise error
+    return chosen
+
+
 async def connect(url: str, min_size: int = 2, max_size: int = 10,
-                  server_settings: dict[str, str] | None = None) -> asyncpg.Pool:
-    return await asyncpg.create_pool(url, min_size=min_size, max_size=max_size, server_settings=server_settings)
+                  server_settings: dict[str, str] | None = None,
+                  command_timeout: float | None = None) -> asyncpg.Pool:
+    """A pool whose connections go to the primary among the URL's hosts. With `command_timeout`, a statement that
+    gets no answer in that many seconds raises TimeoutError, and its connection is dropped: a primary that stopped
+    answering without closing its connections holds no process up for longer."""
+    return await asyncpg.create_pool(url, min_size=min_size, max_size=max_size, server_settings=server_settings,
+                                     command_timeout=command_timeout, connect=connect_one)
 
 
 async def migrate(url: str) -> list[str]:
     """Apply every migration not yet applied; returns the names applied now."""
-    conn = await asyncpg.connect(url)
+    conn = await connect_one(url)
     try:
         await conn.execute("SELECT pg_advisory_lock($1)", _LOCK)
         await conn.execute(

@@ -44,7 +44,7 @@ def vault(settings: Settings) -> Vault:
 async def opened(settings: Settings, *, pool_min: int = 2, pool_max: int = 10,
                  server_settings: dict[str, str] | None = None,
                  redis_connections: int | None = None) -> AsyncIterator[Wired]:
-    pool = await db.connect(settings.database_url, pool_min, pool_max, server_settings)
+    pool = await db.connect(settings.database_url, pool_min, pool_max, server_settings, settings.database_timeout_s)
     try:
         redis = connection.connect(settings.redis_url, redis_connections)
         try:

@@ -191,9 +191,7 @@ def cmd_replay(args) -> int:
 
 
 async def _with_connection(settings: config.Settings, work):
-    import asyncpg
-
-    conn = await asyncpg.connect(settings.database_url)
+    conn = await db.connect_one(settings.database_url)
     try:
         return await work(conn)
     finally:

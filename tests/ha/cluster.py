@@ -7,6 +7,7 @@ in /opt/patroni). Ports: etcd 2379/2380, PostgreSQL 5441-5443, Patroni's REST AP
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -133,17 +134,23 @@ class Cluster:
                                        env={"PATH": "/usr/bin:/bin", "HOME": str(member.folder)},
                                        stdout=self._log(member.folder / "patroni.out"), stderr=subprocess.STDOUT)
 
-    def lose(self, member: Member) -> None:
-        """The member's machine lost: its Patroni, its postmaster and every PostgreSQL process SIGKILLed at once."""
+    def _signal(self, member: Member, sig: signal.Signals) -> None:
+        """Its Patroni, its postmaster and every PostgreSQL process, at once."""
         postmaster = member.postmaster()
-        victims = [member.proc.pid] + ([postmaster.pid] + [c.pid for c in postmaster.children()] if postmaster else [])
-        for pid in victims:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
+        for process in [psutil.Process(member.proc.pid)] + ([postmaster, *postmaster.children()] if postmaster else []):
+            with contextlib.suppress(psutil.NoSuchProcess):
+                process.send_signal(sig)
+
+    def lose(self, member: Member) -> None:
+        """The member's machine lost: every process of it SIGKILLed; the connections to it are reset."""
+        self._signal(member, signal.SIGKILL)
         member.proc.wait()
         self.lost = member
+
+    def freeze(self, member: Member) -> None:
+        """The member's machine cut off: every process of it stopped (SIGSTOP). Its connections stay open and nothing
+        answers on them, as when its network is gone; `lose` it afterwards to end them."""
+        self._signal(member, signal.SIGSTOP)
 
     async def state(self) -> list[dict]:
         """The members as a live member's REST API sees them (`role`: leader, sync_standby, replica)."""

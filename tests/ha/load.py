@@ -36,10 +36,13 @@ class Load:
     def start(self) -> None:
         self._tasks = [asyncio.create_task(self._merchant(n)) for n in range(CLIENTS)]
 
-    async def stop(self) -> None:
+    async def stop(self, timeout: float = 60) -> None:
         """No new orders; waits for those in progress to be acknowledged."""
         self._stopping = True
-        await asyncio.gather(*self._tasks)
+        try:
+            await asyncio.wait_for(asyncio.gather(*self._tasks), timeout)
+        except TimeoutError:
+            raise AssertionError(f"orders still unanswered {timeout} s after the load stopped") from None
 
     async def _merchant(self, number: int) -> None:
         n = 0
