@@ -90,6 +90,12 @@ class Cluster:
              "--advertise-client-urls", f"http://{ETCD}", "--listen-peer-urls", f"http://{ETCD_PEER}",
              "--initial-advertise-peer-urls", f"http://{ETCD_PEER}", "--initial-cluster", f"ha=http://{ETCD_PEER}"],
             stdout=subprocess.DEVNULL, stderr=self._log(self.root / "etcd.log"))
+        try:
+            self.etcd.wait(1)  # a system etcd on these ports (apt-get starts one where systemd runs) stops it at once
+        except subprocess.TimeoutExpired:
+            pass
+        else:
+            raise AssertionError(f"etcd did not start: {(self.root / 'etcd.log').read_text()[-2000:]}")
         for member in self.members:
             member.folder.mkdir()
             member.config.write_text(json.dumps(self._config(member)))
