@@ -3,6 +3,7 @@ behind, and started again on the same data folder it serves."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import os
@@ -43,13 +44,29 @@ def _merchant(data_dir: Path) -> dict:
     env = dict(os.environ, SERVICE_DATA_DIR=str(data_dir))
     env.pop("DATABASE_URL", None)
     out = subprocess.run([sys.executable, "-m", "service", "merchants", "create", "--name", "Dev", "--json"],
-                         env=env, cwd=ROOT, capture_output=True, check=True, timeout=60)
+                         env=env, cwd=ROOT, capture_output=True, timeout=60)
+    assert out.returncode == 0, out.stderr.decode()[-3000:]
     return json.loads(out.stdout)
 
 
+async def _ready(http: aiohttp.ClientSession, port: int, timeout: float = 60) -> None:
+    """Its web process answers /readyz with 200: the embedded servers run and the migrations are applied."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            async with http.get(f"http://127.0.0.1:{port}/readyz") as resp:
+                if resp.status == 200:
+                    return
+        except aiohttp.ClientError:
+            pass
+        assert time.monotonic() < deadline, "service dev never became ready"
+        await asyncio.sleep(0.2)
+
+
 async def _serves(data_dir: Path, port: int) -> None:
-    pair = _merchant(data_dir)
     async with aiohttp.ClientSession() as http:
+        await _ready(http, port)
+        pair = _merchant(data_dir)
         client = Signed(http, f"http://127.0.0.1:{port}", pair["public_key"], pair["secret_key"], pair["merchant_id"])
         await until_answered(client, timeout=60)
         status, _ = await client.post(QUICK, {"amount": "3.00"})
