@@ -23,7 +23,7 @@ from cards import accounts, amounts
 from cards.events import refund_reported
 from cards.provider import CardProvider, ProviderRefused, ProviderUnavailable, RefundFact
 from cards.providers import open_provider
-from common import logs, probes, wiring
+from common import faults, logs, probes, wiring
 from common.clock import Clock, utcnow
 from common.config import Settings
 from common.secrets import Vault
@@ -125,7 +125,8 @@ class Sender:
         while not stop.is_set():
             try:
                 await self.run_once()
-            except (OSError, asyncpg.PostgresError, RedisError) as exc:  # a dependency down: try again next pass
+            # A dependency down (a failover included): try again next pass.
+            except (*faults.UNAVAILABLE, asyncpg.PostgresError, RedisError) as exc:
                 log.warning("card refunds: %s: %s; next pass in %.1f s", type(exc).__name__, exc, interval_s)
             with contextlib.suppress(asyncio.TimeoutError):
                 await asyncio.wait_for(stop.wait(), interval_s)
