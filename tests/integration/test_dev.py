@@ -34,7 +34,8 @@ def _tree(dev: subprocess.Popen, data_dir: Path) -> list[psutil.Process]:
     from it), the latter found by the port its children were given."""
     children = psutil.Process(dev.pid).children(recursive=True)
     postmaster = psutil.Process(int((data_dir / "postgres" / "postmaster.pid").read_text().split()[0]))
-    redis_port = int(children[0].environ()["REDIS_URL"].rsplit(":", 1)[1].split("/")[0])
+    redis_url = next(env["REDIS_URL"] for env in (c.environ() for c in children) if "REDIS_URL" in env)
+    redis_port = int(redis_url.rsplit(":", 1)[1].split("/")[0])
     redis = next(psutil.Process(c.pid) for c in psutil.net_connections("tcp")
                  if c.status == psutil.CONN_LISTEN and c.laddr.port == redis_port)
     return [*children, postmaster, *postmaster.children(), redis]
