@@ -8,7 +8,7 @@ from tests.conftest import REDIS_URL
 from tests.ha.cluster import Cluster, missing_tools
 from tests.support.processes import deployment, free_port
 
-PROCESSES = ("web", "actors-1", "actors-2", "scheduler", "webhooks", "watch")
+PROCESSES = ("web", "actors-1", "actors-2", "scheduler", "webhooks", "cards", "watch")
 WORKERS = PROCESSES[1:]  # the processes that serve their probes on a metrics port of their own
 FAMILY = ("--family", "evm")  # a watcher, for its probes: no merchant receives on a network here
 
