@@ -13,6 +13,7 @@ from common.merchants import ApiKey
 from web import decoding
 from web.context import CALLER, ctx
 from web.dashboard import keys, sessions, site
+from web.dashboard.roles import Can, allows
 from web.dashboard.html import error_page, problem
 from web.errors import ApiError
 
@@ -33,14 +34,16 @@ async def check_csrf(request: web.Request, expected: str) -> None:
                        "This form is stale or was not sent by the dashboard: reload the page and try again.")
 
 
-def signed_in(handler=None, *, json: bool = False):
-    """Wrap a handler: no session sends the browser to sign in; the caller is the user's merchant in the URL's mode.
+def signed_in(needs: Can, *, json: bool = False):
+    """Wrap a handler: no session sends the browser to sign in; a role without `needs` is refused with 403 before
+    anything is read or written; the caller is the user's merchant in the URL's mode.
 
-    `json` handlers (polled by scripts) answer their refusals as the API does instead of as a page.
+    `json` handlers (called by scripts) answer their refusals as the API does instead of as a page.
     """
-    if handler is None:
-        return functools.partial(signed_in, json=json)
+    return functools.partial(_guard, needs=needs, json=json)
 
+
+def _guard(handler, *, needs: Can, json: bool):
     @functools.wraps(handler)
     async def guarded(request: web.Request) -> web.StreamResponse:
         c = ctx(request)
@@ -53,6 +56,11 @@ def signed_in(handler=None, *, json: bool = False):
             raise web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin{query}")
         request[keys.STAFF] = session
         logs.note(merchant_id=session.merchant_id)
+        if not allows(session.role, needs):
+            refusal = ApiError(403, "role_forbidden", f"A {session.role}'s account cannot do this.")
+            if json:
+                raise refusal
+            return error_page(request, 403, refusal.message)
         request[CALLER] = ApiKey(public_key=f"dashboard:{session.user_id}", merchant_id=session.merchant_id,
                                  livemode=request.match_info.get("mode") == "live", secret="")
         try:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from web.dashboard import keys
+from web.dashboard.roles import Can, allows
 from web.errors import ApiError
 from web.i18n import Translator
 from web.pages.templating import CSP, PAGE_HEADERS, render as render_page
@@ -18,6 +19,10 @@ _CSP = "; ".join("frame-ancestors 'none'" if part.startswith("frame-ancestors") 
 HEADERS = {**PAGE_HEADERS, "Content-Security-Policy": _CSP, "X-Frame-Options": "DENY", "Referrer-Policy": "same-origin"}
 
 
+# The top bar's sections, each shown to the roles that may open it (the routes refuse the others all the same).
+SECTIONS = (("orders", "Orders", Can.SEE_ORDERS), ("review", "Review", Can.REFUND), ("settings", "Settings", Can.CONFIGURE))
+
+
 def render(request: web.Request, name: str, code: int = 200, config: dict | None = None, **values) -> web.Response:
     """`config` reaches the page's scripts as JSON (the CSP runs no inline script)."""
     staff = request.get(keys.STAFF)
@@ -25,7 +30,8 @@ def render(request: web.Request, name: str, code: int = 200, config: dict | None
     prefix = request.app[keys.PREFIX]
     response = render_page(
         f"dashboard/{name}", _ENGLISH, config or {}, code=code, prefix=prefix, mode=mode, base=f"{prefix}/{mode}",
-        livemode=mode == "live", staff=staff, csrf=staff.csrf_token if staff else None,
+        livemode=mode == "live", staff=staff,
+        sections=[(key, label) for key, label, needs in SECTIONS if staff and allows(staff.role, needs)], csrf=staff.csrf_token if staff else None,
         flash=request.get(keys.FLASH), path=request.path, **values,
     )
     response.headers.update(HEADERS)

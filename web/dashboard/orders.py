@@ -13,6 +13,7 @@ from web import lookups
 from web.context import ctx
 from web.dashboard import display
 from web.dashboard.guard import signed_in
+from web.dashboard.roles import Can
 from web.dashboard.html import problem, render
 from web.errors import ApiError
 from web.pages import qr
@@ -28,7 +29,7 @@ def _search(q: str | None) -> tuple[int | None, str | None]:
     return (int(q) if q.isdigit() and len(q) < 18 else None), q
 
 
-@signed_in
+@signed_in(Can.SEE_ORDERS)
 async def orders_list(request: web.Request) -> web.Response:
     page = Page(request, ("status", "q"))
     status = page.filters["status"] or None
@@ -75,6 +76,6 @@ async def order_page(request: web.Request, order_id: str, *, code: int = 200, va
     )
 
 
-@signed_in
+@signed_in(Can.SEE_ORDERS)
 async def order(request: web.Request) -> web.Response:
     return await order_page(request, request.match_info["order_id"])

@@ -23,6 +23,7 @@ class Session(msgspec.Struct, frozen=True, kw_only=True):
     email: str
     merchant_id: str
     merchant_name: str
+    role: str  # read with every request: a changed role applies at once, not at the next sign-in
     csrf_token: str
     flash: str | None = None
 
@@ -50,7 +51,7 @@ async def load(pool: asyncpg.Pool, key: bytes, raw: str | None, now: datetime) -
     if not raw or len(raw) > 100:
         return None
     row = await pool.fetchrow(
-        "SELECT s.session_hash, s.user_id, u.email, u.merchant_id, m.name AS merchant_name, s.csrf_token, s.flash"
+        "SELECT s.session_hash, s.user_id, u.email, u.merchant_id, m.name AS merchant_name, u.role, s.csrf_token, s.flash"
         " FROM dashboard_sessions s JOIN staff_users u USING (user_id) JOIN merchants m USING (merchant_id)"
         " WHERE s.session_hash = $1 AND s.expires_at > $2",
         _hash(key, raw), now,

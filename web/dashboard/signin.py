@@ -13,6 +13,7 @@ from web import decoding
 from web.context import Context, ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import check_csrf, signed_in
+from web.dashboard.roles import Can
 from web.dashboard.html import render
 from web.errors import ApiError
 
@@ -111,7 +112,7 @@ async def signin(request: web.Request) -> web.Response:
     raise redirect
 
 
-@signed_in
+@signed_in(Can.SIGN_OUT)
 async def signout(request: web.Request) -> web.StreamResponse:
     await sessions.end(ctx(request).pool, request[keys.STAFF])
     redirect = web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin")
