@@ -58,6 +58,12 @@ class QuickSessionIn(OrderIn):
     ttl_seconds: Ttl | None = None
 
 
+class SaleIn(_Body):
+    """A sale at the merchant app's counter: an amount and an optional note, kept as the order's external_ref."""
+    amount: str
+    external_ref: Name | None = None
+
+
 class SessionIn(SessionOptions, kw_only=True):
     order_id: Id
     amount_due: str | None = None

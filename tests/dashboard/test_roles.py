@@ -3,7 +3,9 @@ changes nothing, and users made before roles existed are owners."""
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -11,15 +13,15 @@ from tests.dashboard.support import Http, make_staff
 from tests.dashboard.test_access import actions, first_merchants_things, pages, unchanged
 
 ROLES = ("owner", "manager", "cashier")
-SCREENS = ["/test/orders", "/test/review", "/test/settings"]
+SCREENS = ["/test/orders", "/test/review", "/test/settings", "/app/me", "/test/app/sales?since={since}"]
 SETTINGS_ACTIONS = [("/test/settings/refunds", {"auto_approve": "on"}), ("/test/settings/api-key", {}),
                     ("/test/settings/addresses", {"address.sepolia": ""}),
                     ("/test/settings/card/disconnect", {})]
 # (role, what) -> status: owner everything, manager all but configuration, cashier none of the back office.
 EXPECTED = {
-    "owner": {"screens": [200, 200, 200], "pages": [200] * 6},
-    "manager": {"screens": [200, 200, 403], "pages": [200] * 6},
-    "cashier": {"screens": [403, 403, 403], "pages": [403] * 6},
+    "owner": {"screens": [200, 200, 200, 200, 200], "pages": [200] * 6},
+    "manager": {"screens": [200, 200, 403, 200, 200], "pages": [200] * 6},
+    "cashier": {"screens": [403, 403, 403, 200, 200], "pages": [403] * 6},
 }
 
 
@@ -45,7 +47,8 @@ async def signed_in_as(stack):
 async def test_each_roles_screens(stack, staff, signed_in_as, role):
     ids = await first_merchants_things(staff)
     http = await signed_in_as(staff, role)
-    assert [(await http.get(path))[0] for path in SCREENS] == EXPECTED[role]["screens"]
+    since = quote((datetime.now(timezone.utc) - timedelta(hours=1)).isoformat())
+    assert [(await http.get(path.format(since=since)))[0] for path in SCREENS] == EXPECTED[role]["screens"]
     assert [(await http.get(path))[0] for path in pages(ids, "test")] == EXPECTED[role]["pages"]
     if role != "cashier":  # the top bar offers only what the role may open
         _, text = await http.get("/test/orders")
@@ -84,15 +87,26 @@ async def _session_csrf(stack, role: str, staff) -> str:
 
 
 async def test_users_made_before_roles_are_owners(stack, merchant):
-    migration = Path(__file__).resolve().parents[2] / "migrations" / "023_staff_roles.sql"
+    migration = Path(__file__).resolve().parents[2] / "migrations" / "023_staff_roles_and_counter_sales.sql"
     async with stack.pool.acquire() as conn:
         transaction = conn.transaction()
         await transaction.start()
         try:
-            await conn.execute("ALTER TABLE staff_users DROP COLUMN role")
+            await conn.execute("DROP TABLE counter_sales; ALTER TABLE staff_users DROP COLUMN role")  # as before 023
             await conn.execute("INSERT INTO staff_users (user_id, merchant_id, email, password_hash)"
                                " VALUES ('usr_old', $1, 'old@example.com', 'x')", merchant.merchant_id)
             await conn.execute(migration.read_text())
             assert await conn.fetchval("SELECT role FROM staff_users WHERE user_id = 'usr_old'") == "owner"
         finally:
             await transaction.rollback()
+
+
+@pytest.mark.parametrize(("role", "landing"), [("owner", "/dashboard/test/orders"),
+                                               ("manager", "/dashboard/test/orders"), ("cashier", "/dashboard/app")])
+async def test_each_role_lands_where_it_can_work(stack, staff, role, landing):
+    user = staff if role == "owner" else await make_staff(stack, staff.client, role=role)
+    http = Http(staff.dashboard)
+    try:
+        assert (await http.sign_in(user))[2] == landing
+    finally:
+        await http.close()

@@ -23,13 +23,14 @@ HEADERS = {**PAGE_HEADERS, "Content-Security-Policy": _CSP, "X-Frame-Options": "
 SECTIONS = (("orders", "Orders", Can.SEE_ORDERS), ("review", "Review", Can.REFUND), ("settings", "Settings", Can.CONFIGURE))
 
 
-def render(request: web.Request, name: str, code: int = 200, config: dict | None = None, **values) -> web.Response:
-    """`config` reaches the page's scripts as JSON (the CSP runs no inline script)."""
+def render(request: web.Request, name: str, code: int = 200, config: dict | None = None, t: Translator = _ENGLISH,
+           **values) -> web.Response:
+    """`config` reaches the page's scripts as JSON (the CSP runs no inline script); the merchant app passes `t`."""
     staff = request.get(keys.STAFF)
     mode = request.match_info.get("mode", "test")
     prefix = request.app[keys.PREFIX]
     response = render_page(
-        f"dashboard/{name}", _ENGLISH, config or {}, code=code, prefix=prefix, mode=mode, base=f"{prefix}/{mode}",
+        f"dashboard/{name}", t, config or {}, code=code, prefix=prefix, mode=mode, base=f"{prefix}/{mode}",
         livemode=mode == "live", staff=staff,
         sections=[(key, label) for key, label, needs in SECTIONS if staff and allows(staff.role, needs)], csrf=staff.csrf_token if staff else None,
         flash=request.get(keys.FLASH), path=request.path, **values,

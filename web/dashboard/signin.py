@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import secrets
 
+import asyncpg
 from aiohttp import web
 
 from common import users
@@ -15,6 +16,7 @@ from web.dashboard import keys, sessions
 from web.dashboard.guard import check_csrf, signed_in
 from web.dashboard.roles import Can
 from web.dashboard.html import render
+from web.dashboard.roles import Can, allows
 from web.errors import ApiError
 
 SIGNIN_COOKIE = "dash_signin"  # a nonce the sign-in form's CSRF token is bound to, before any session exists
@@ -57,11 +59,17 @@ def _next(request: web.Request, wanted: str | None) -> str | None:
     return wanted if wanted and wanted.startswith(prefix + "/") and "\\" not in wanted else None
 
 
-async def _landing(request: web.Request, user_merchant_id: str) -> str:
+async def landing_mode(pool: asyncpg.Pool, merchant_id: str) -> str:
     """Live mode for a merchant that has a live key, test mode otherwise."""
-    live = await ctx(request).pool.fetchval(
-        "SELECT true FROM api_keys WHERE merchant_id = $1 AND livemode LIMIT 1", user_merchant_id)
-    return f"{request.app[keys.PREFIX]}/{'live' if live else 'test'}/orders"
+    live = await pool.fetchval("SELECT true FROM api_keys WHERE merchant_id = $1 AND livemode LIMIT 1", merchant_id)
+    return "live" if live else "test"
+
+
+async def _landing(request: web.Request, user: users.StaffUser | sessions.Session) -> str:
+    """The orders of the landing mode; a role that may not see them starts at the merchant app's counter."""
+    if not allows(user.role, Can.SEE_ORDERS):
+        return f"{request.app[keys.PREFIX]}/app"
+    return f"{request.app[keys.PREFIX]}/{await landing_mode(ctx(request).pool, user.merchant_id)}/orders"
 
 
 def _form(request: web.Request, nonce: str, code: int = 200, error: str | None = None, email: str = "",
@@ -77,7 +85,7 @@ async def signin_page(request: web.Request) -> web.Response:
     session = await sessions.load(c.pool, c.derived.dashboard_session, request.cookies.get(sessions.COOKIE), c.clock())
     if session is not None:
         wanted = _next(request, request.query.get("next"))
-        raise web.HTTPSeeOther(wanted or await _landing(request, session.merchant_id))
+        raise web.HTTPSeeOther(wanted or await _landing(request, session))
     nonce = request.cookies.get(SIGNIN_COOKIE) or secrets.token_urlsafe(24)
     return _form(request, nonce, next_path=_next(request, request.query.get("next")))
 
@@ -106,7 +114,7 @@ async def signin(request: web.Request) -> web.Response:
         return _form(request, nonce, 401, "The email or the password is wrong.", email, next_path)
     await c.redis.delete(c.keys.signin_attempts_email(email))
     raw = await sessions.start(c.pool, c.derived.dashboard_session, user, c.clock())
-    redirect = web.HTTPSeeOther(next_path or await _landing(request, user.merchant_id))
+    redirect = web.HTTPSeeOther(next_path or await _landing(request, user))
     sessions.set_cookie(redirect, sessions.COOKIE, raw, request.app[keys.PREFIX], request.app[keys.SECURE],
                         max_age=int(sessions.LIFETIME.total_seconds()))
     raise redirect
