@@ -92,6 +92,8 @@
     $('sale-number').textContent = '#' + sale.order_number + (sale.external_ref ? ' · ' + sale.external_ref : '');
     $('sale-status').textContent = statusText(sale.status);
     $('sale-status').setAttribute('data-state', sale.status.state);
+    // Once paid or expired there is nothing left to scan: a QR still shown would invite a second payment.
+    $('qr').hidden = $('scan').hidden = Boolean(FINAL[sale.status.state]);
     if (FINAL[sale.status.state]) stopPolling();
   }
 
