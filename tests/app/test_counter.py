@@ -42,13 +42,14 @@ async def test_the_app_is_installable_and_says_when_it_is_offline(stack, phone, 
     fields = json.loads(await manifest.text())
     assert (fields["name"], fields["start_url"], fields["display"], fields["theme_color"]) == (
         "Counter", APP, "standalone", "#0f5132")
+    assert fields["scope"] == "/dashboard/"  # the refund screens open inside the app
     for icon, size in zip(fields["icons"], (192, 512)):
         assert (icon["sizes"], icon["type"]) == (f"{size}x{size}", "image/png")
         loaded = await page.evaluate(
             "src => new Promise(ok => { const i = new Image(); i.onload = () => ok([i.naturalWidth, i.naturalHeight]);"
             " i.onerror = () => ok(null); i.src = src; })", icon["src"])
         assert loaded == [size, size], icon
-    assert await page.evaluate("navigator.serviceWorker.ready.then(r => r.scope)") == stack.base_url + APP
+    assert await page.evaluate("navigator.serviceWorker.ready.then(r => r.scope)") == stack.base_url + "/dashboard/"
     await page.reload()  # now under the worker's control, which keeps the shell as it passes
     await expect(page.get_by_test_id("sell")).to_be_visible()
     assert await page.evaluate("navigator.serviceWorker.controller !== null")

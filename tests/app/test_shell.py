@@ -27,7 +27,7 @@ async def test_the_shell_holds_no_user_data_and_its_worker_may_control_the_app(s
     status, text = await http.get("/app")
     assert status == 200 and staff.email not in text and 'name="csrf" value="' not in text
     async with http.session.get(http.dashboard + "/app/sw.js") as answer:
-        assert answer.status == 200 and answer.headers["Service-Worker-Allowed"] == "/dashboard/app"
+        assert answer.status == 200 and answer.headers["Service-Worker-Allowed"] == "/dashboard/"
         assert answer.headers["Content-Type"].startswith("text/javascript")
     status, me = await http.get("/app/me")
     assert status == 200 and staff.email in me

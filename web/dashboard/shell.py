@@ -29,21 +29,27 @@ def _app(request: web.Request) -> str:
     return f"{request.app[keys.PREFIX]}/app"
 
 
+def _scope(request: web.Request) -> str:
+    """The whole dashboard: its refund dialog, review queue and execution screen open inside the installed app."""
+    return f"{request.app[keys.PREFIX]}/"
+
+
 async def page(request: web.Request) -> web.Response:
     t = Translator(i18n.choose(request.query.get("locale"), request.headers.get("Accept-Language")))
     app = _app(request)
     response = render(request, "app.html", t=t, app=app, theme=THEME, config={
-        "app": app, "prefix": request.app[keys.PREFIX], "worker": f"{app}/sw.js", "locale": t.locale,
-        "messages": t.subset(SCRIPT_MESSAGES)})
-    # The manifest is fetched under the page's CSP, whose default-src is 'none'.
+        "app": app, "prefix": request.app[keys.PREFIX], "scope": _scope(request), "worker": f"{app}/sw.js",
+        "locale": t.locale, "messages": t.subset(SCRIPT_MESSAGES)})
+    # The manifest is fetched under the page's CSP, whose default-src is 'none'; the camera reads a buyer's QR.
     response.headers["Content-Security-Policy"] += "; manifest-src 'self'"
+    response.headers["Permissions-Policy"] = "camera=(self), microphone=(), geolocation=()"
     return response
 
 
 async def manifest(request: web.Request) -> web.Response:
     app = _app(request)
     body = {
-        "name": "Counter", "short_name": "Counter", "id": app, "start_url": app, "scope": app,
+        "name": "Counter", "short_name": "Counter", "id": app, "start_url": app, "scope": _scope(request),
         "display": "standalone", "orientation": "any", "theme_color": THEME, "background_color": "#ffffff",
         "icons": [{"src": f"/assets/app-icon-{size}.png", "sizes": f"{size}x{size}", "type": "image/png",
                    "purpose": "any maskable"} for size in ICON_SIZES],
@@ -53,9 +59,8 @@ async def manifest(request: web.Request) -> web.Response:
 
 
 async def worker(request: web.Request) -> web.FileResponse:
-    # A worker's scope may not reach above its own folder unless the server allows it: {prefix}/app is the
-    # shell's address itself, one level above {prefix}/app/sw.js.
-    return serve(ASSETS, "app-sw.js", {"Cache-Control": "no-cache", "Service-Worker-Allowed": _app(request)})
+    # A worker's scope may not reach above its own folder ({prefix}/app/) unless the server allows it.
+    return serve(ASSETS, "app-sw.js", {"Cache-Control": "no-cache", "Service-Worker-Allowed": _scope(request)})
 
 
 @signed_in(Can.SIGN_OUT, json=True)

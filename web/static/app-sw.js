@@ -1,10 +1,10 @@
 // The merchant app's service worker: it keeps the shell (page, script, style, manifest, icons) so the app starts
-// without a network, and nothing else. Sales, statuses and totals always go to the server: a cached money figure
-// would be shown as current when it is not.
+// without a network, and nothing else. Sales, statuses, totals and the dashboard's pages always go to the server:
+// a cached money figure would be shown as current when it is not.
 'use strict';
 
 var CACHE = 'counter-shell-v1';
-var APP = new URL(self.registration.scope).pathname;
+var APP = new URL('app', self.registration.scope).pathname; // the scope is the dashboard's prefix
 var SHELL = [APP, APP + '/manifest.webmanifest', '/assets/app.js', '/assets/app.css', '/assets/app-icon-192.png',
   '/assets/app-icon-512.png'];
 

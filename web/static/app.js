@@ -22,7 +22,7 @@
   }
 
   function show(section) {
-    ['signed-out', 'sell', 'checkout', 'sales'].forEach(function (id) { $(id).hidden = id !== section; });
+    ['signed-out', 'sell', 'checkout', 'sales', 'refunds'].forEach(function (id) { $(id).hidden = id !== section; });
     $('tabs').hidden = section === 'signed-out';
     document.querySelectorAll('[data-tab]').forEach(function (tab) {
       tab.setAttribute('aria-pressed', String(tab.getAttribute('data-tab') === section ||
@@ -156,6 +156,26 @@
     }, function () { /* offline or signed out: the banner or the sign-in link says so */ });
   }
 
+  // The buyer's checkout QR, read by the device's camera where the browser can decode it; a handheld scanner
+  // types into the field like a keyboard.
+  function scanQr() {
+    var video = $('camera'), detector = new window.BarcodeDetector({ formats: ['qr_code'] });
+    navigator.mediaDevices.getUserMedia({ video: { facingMode: 'environment' } }).then(function (stream) {
+      var stop = function () { stream.getTracks().forEach(function (track) { track.stop(); }); video.hidden = true; };
+      video.srcObject = stream;
+      video.hidden = false;
+      video.play();
+      (function look() {
+        detector.detect(video).then(function (codes) {
+          if (!codes.length) return requestAnimationFrame(look);
+          stop();
+          $('find-q').value = codes[0].rawValue;
+          $('find').requestSubmit();
+        }, stop);
+      })();
+    }, function () { $('scan-qr').hidden = true; });
+  }
+
   function start() {
     call('GET', config.app + '/me').then(function (who) {
       me = who;
@@ -163,6 +183,12 @@
       $('signout-csrf').value = who.csrf;
       $('signout').hidden = false;
       $('test-mode').hidden = who.mode !== 'test';
+      var back = config.prefix + '/' + who.mode;
+      $('find').action = back + '/orders';
+      $('review').href = back + '/review';
+      // The server refuses the refund screens to a role without them all the same; the tab only spares a 403.
+      document.querySelector('[data-tab="refunds"]').hidden = !who.can.refund;
+      $('scan-qr').hidden = !('BarcodeDetector' in window && navigator.mediaDevices);
       renderAmount();
       show('sell');
     }, function () { /* offline: the banner says so; signed out: the sign-in link */ });
@@ -174,10 +200,12 @@
   document.querySelectorAll('[data-tab]').forEach(function (tab) {
     tab.addEventListener('click', function () {
       stopPolling();
-      if (tab.getAttribute('data-tab') === 'sales') loadSales(); else show('sell');
+      var name = tab.getAttribute('data-tab');
+      if (name === 'sales') loadSales(); else show(name);
     });
   });
   $('charge').addEventListener('click', charge);
+  $('scan-qr').addEventListener('click', scanQr);
   $('clear').addEventListener('click', function () { cents = 0; renderAmount(); });
   $('new-sale').addEventListener('click', function () { stopPolling(); show('sell'); });
   window.addEventListener('offline', function () { offline(true); });
@@ -187,6 +215,6 @@
   offline(!navigator.onLine);
   start();
   if ('serviceWorker' in navigator) {
-    navigator.serviceWorker.register(config.worker, { scope: config.app }).catch(function () { /* plain page */ });
+    navigator.serviceWorker.register(config.worker, { scope: config.scope }).catch(function () { /* plain page */ });
   }
 })();
