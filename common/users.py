@@ -1,4 +1,4 @@
-"""Dashboard staff users: one merchant each, email, role and an argon2id password hash."""
+"""Dashboard staff users: one merchant each, email, role, an argon2id password hash and an optional PIN's hash."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from common.ids import random_id
 ROLES = ("owner", "manager", "cashier")  # what each may do: web/dashboard/roles.py
 MIN_PASSWORD = 10
 MAX_PASSWORD = 1024  # argon2 takes any length; this only bounds the work a sign-in form can ask for
+_PIN = re.compile(r"^[0-9]{4,8}$")  # a quick lock, not a password: the session ends at the fifth wrong try
 _EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s]+\.[^@\s]+$")
 _hasher = PasswordHasher()  # argon2-cffi's defaults: RFC 9106's low-memory argon2id profile
 # Unknown emails are checked against this too, so a sign-in takes as long whether the account exists or not.
@@ -80,3 +81,24 @@ async def authenticate(pool: asyncpg.Pool, email: str, password: str) -> StaffUs
         await pool.execute("UPDATE staff_users SET password_hash = $2 WHERE user_id = $1", row["user_id"],
                            await asyncio.to_thread(_hasher.hash, password))
     return StaffUser(row["user_id"], row["merchant_id"], row["email"], row["role"])
+
+
+def check_pin(pin: str) -> None:
+    if not _PIN.match(pin):
+        raise UserError("the PIN must be 4 to 8 digits")
+
+
+async def set_pin(pool: asyncpg.Pool, user_id: str, pin: str) -> None:
+    """Hashed as the password is: ten thousand PINs of four digits are no secret once a hash is copied unkeyed."""
+    check_pin(pin)
+    await pool.execute("UPDATE staff_users SET pin_hash = $2 WHERE user_id = $1", user_id,
+                       await asyncio.to_thread(_hasher.hash, pin))
+
+
+async def pin_matches(pool: asyncpg.Pool, user_id: str, pin: str) -> bool:
+    stored = await pool.fetchval("SELECT pin_hash FROM staff_users WHERE user_id = $1", user_id)
+    return stored is not None and await asyncio.to_thread(_verify, stored, pin[:16])
+
+
+async def has_pin(pool: asyncpg.Pool, user_id: str) -> bool:
+    return bool(await pool.fetchval("SELECT pin_hash IS NOT NULL FROM staff_users WHERE user_id = $1", user_id))

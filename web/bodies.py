@@ -64,6 +64,16 @@ class SaleIn(_Body):
     external_ref: Name | None = None
 
 
+class PinIn(_Body):
+    """The merchant app's quick-lock PIN, set with the account's password."""
+    password: Annotated[str, Meta(max_length=1024)]
+    pin: Annotated[str, Meta(max_length=16)]
+
+
+class UnlockIn(_Body):
+    pin: Annotated[str, Meta(max_length=16)]
+
+
 class SessionIn(SessionOptions, kw_only=True):
     order_id: Id
     amount_due: str | None = None

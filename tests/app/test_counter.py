@@ -115,3 +115,40 @@ async def test_a_sale_from_the_keypad_to_paid_with_the_qr_a_buyer_opens(stack, p
     await expect(page.get_by_test_id("totals")).to_have_text("Sales today: 1, paid 12.50 USD")
     await expect(page.locator(f'[data-order-id="{order_id}"]')).to_have_text("#1001 · 12.50 USD · PAID · table 4")
     await page.screenshot(path=screenshots / "app-phone-sales.png", full_page=True)
+
+
+async def test_the_pin_lock_hides_the_counter_until_the_pin_and_signs_out_at_the_fifth_wrong_one(stack, phone, staff,
+                                                                                                  screenshots):
+    page = await phone.new_page()
+    await sign_in_at_the_counter(page, staff, stack.base_url)
+    await key_in(page, "725")
+    await page.get_by_test_id("lock").tap()
+    setting = page.get_by_test_id("set-pin")
+    await setting.get_by_label("PIN (4 to 8 digits)").fill("4829")
+    await setting.get_by_label("Your password").fill(staff.password)
+    await page.get_by_role("button", name="Save PIN and lock").tap()
+    await expect(page.get_by_test_id("locked")).to_be_visible()
+    for hidden in ("sell", "checkout", "sales", "refunds", "lock"):
+        await expect(page.get_by_test_id(hidden)).to_be_hidden()
+    await page.screenshot(path=screenshots / "app-phone-locked.png", full_page=True)
+
+    await page.reload()  # the lock is the server's: a reload, or another tab, opens nothing
+    await expect(page.get_by_test_id("locked")).to_be_visible()
+    unlock_field = page.get_by_test_id("locked").get_by_label("PIN (4 to 8 digits)")
+    await unlock_field.fill("1111")
+    await page.get_by_role("button", name="Unlock").tap()
+    await expect(page.get_by_test_id("unlock-error")).to_have_text("Wrong PIN: 4 tries left")
+    await unlock_field.fill("4829")
+    await page.get_by_role("button", name="Unlock").tap()
+    await expect(page.get_by_test_id("sell")).to_be_visible()
+
+    await page.get_by_test_id("lock").tap()  # the PIN is set: the lock is one tap now
+    await expect(page.get_by_test_id("locked")).to_be_visible()
+    for n in range(5):
+        await unlock_field.fill("0000")
+        await page.get_by_role("button", name="Unlock").tap()
+        if n < 4:
+            await expect(page.get_by_test_id("unlock-error")).to_have_text(f"Wrong PIN: {4 - n} tries left")
+    await expect(page.get_by_test_id("signed-out")).to_be_visible()
+    await expect(page.get_by_test_id("locked")).to_be_hidden()
+    assert (await page.request.get(stack.base_url + APP + "/me")).status == 401

@@ -87,12 +87,13 @@ async def _session_csrf(stack, role: str, staff) -> str:
 
 
 async def test_users_made_before_roles_are_owners(stack, merchant):
-    migration = Path(__file__).resolve().parents[2] / "migrations" / "023_staff_roles_and_counter_sales.sql"
+    migration = Path(__file__).resolve().parents[2] / "migrations" / "023_staff_roles_counter_sales_and_pin_locks.sql"
     async with stack.pool.acquire() as conn:
         transaction = conn.transaction()
         await transaction.start()
         try:
-            await conn.execute("DROP TABLE counter_sales; ALTER TABLE staff_users DROP COLUMN role")  # as before 023
+            await conn.execute("DROP TABLE counter_sales; ALTER TABLE staff_users DROP COLUMN role, DROP COLUMN pin_hash;"
+                               " ALTER TABLE dashboard_sessions DROP COLUMN locked, DROP COLUMN pin_failures")  # before 023
             await conn.execute("INSERT INTO staff_users (user_id, merchant_id, email, password_hash)"
                                " VALUES ('usr_old', $1, 'old@example.com', 'x')", merchant.merchant_id)
             await conn.execute(migration.read_text())

@@ -45,6 +45,6 @@ def problem(error: ApiError | None) -> dict | None:
 
 
 def error_page(request: web.Request, code: int, message: str) -> web.Response:
-    titles = {403: "Not allowed", 404: "Not found", 429: "Too many attempts"}
+    titles = {403: "Not allowed", 404: "Not found", 423: "Locked", 429: "Too many attempts"}
     return render(request, "error.html", code=code, status_code=code, title=titles.get(code, "Something went wrong"),
                   message=message)

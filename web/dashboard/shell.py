@@ -7,6 +7,7 @@ import json
 
 from aiohttp import web
 
+from common import users
 from web import i18n
 from web.context import ctx
 from web.dashboard import keys
@@ -22,7 +23,7 @@ ICON_SIZES = (192, 512)
 # What the app's script says after load; the rest is rendered into the shell.
 SCRIPT_MESSAGES = ("app_charge", "app_scan", "app_networks", "app_waiting", "app_confirming", "app_paid",
                    "app_underpaid", "app_expired", "app_canceled", "app_total", "app_no_sales", "app_error",
-                   "app_offline", "app_signed_out")
+                   "app_offline", "app_signed_out", "app_wrong_pin")
 
 
 def _app(request: web.Request) -> str:
@@ -63,12 +64,14 @@ async def worker(request: web.Request) -> web.FileResponse:
     return serve(ASSETS, "app-sw.js", {"Cache-Control": "no-cache", "Service-Worker-Allowed": _scope(request)})
 
 
-@signed_in(Can.SIGN_OUT, json=True)
+@signed_in(Can.SIGN_OUT, json=True, while_locked=True)
 async def me(request: web.Request) -> web.Response:
-    """Who is signed in on this device, what they may do, and the CSRF token the app's requests carry."""
+    """Who is signed in on this device, what they may do, whether it is locked, and the CSRF token the app's
+    requests carry (a locked session may only unlock or sign out with it)."""
     staff = request[keys.STAFF]
     answer = web.json_response({
         "email": staff.email, "merchant_name": staff.merchant_name, "role": staff.role, "csrf": staff.csrf_token,
+        "locked": staff.locked, "pin": await users.has_pin(ctx(request).pool, staff.user_id),
         "mode": await landing_mode(ctx(request).pool, staff.merchant_id),
         "can": {can.value: allows(staff.role, can) for can in Can},
     })

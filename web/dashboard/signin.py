@@ -35,7 +35,7 @@ def _limits(c: Context, email: str, ip: str) -> list[tuple[str, int]]:
             (c.keys.signin_attempts_ip(ip), MAX_FAILURES_PER_IP)]
 
 
-async def _wait_s(c: Context, email: str, ip: str) -> int | None:
+async def wait_s(c: Context, email: str, ip: str) -> int | None:
     """Seconds until sign-in is allowed again, or None when it is allowed now."""
     for key, limit in _limits(c, email, ip):
         count = await c.redis.get(key)
@@ -44,7 +44,7 @@ async def _wait_s(c: Context, email: str, ip: str) -> int | None:
     return None
 
 
-async def _count_failure(c: Context, email: str, ip: str) -> None:
+async def count_failure(c: Context, email: str, ip: str) -> None:
     for key, _ in _limits(c, email, ip):  # one key a call: the two may sit in different Redis Cluster slots
         await c.redis.eval(_COUNT, 1, key, WINDOW_S)
 
@@ -102,7 +102,7 @@ async def signin(request: web.Request) -> web.Response:
     password = str(posted.get("password", ""))
     next_path = _next(request, str(posted.get("next", "")))
     ip = request.remote or "unknown"
-    wait = await _wait_s(c, email, ip)
+    wait = await wait_s(c, email, ip)
     if wait is not None:
         response = _form(request, nonce, 429, f"Too many failed sign-ins. Try again in {(wait + 59) // 60} minutes.",
                          email, next_path)
@@ -110,7 +110,7 @@ async def signin(request: web.Request) -> web.Response:
         return response
     user = await users.authenticate(c.pool, email, password) if email and password else None
     if user is None:
-        await _count_failure(c, email, ip)
+        await count_failure(c, email, ip)
         return _form(request, nonce, 401, "The email or the password is wrong.", email, next_path)
     await c.redis.delete(c.keys.signin_attempts_email(email))
     raw = await sessions.start(c.pool, c.derived.dashboard_session, user, c.clock())
@@ -120,7 +120,7 @@ async def signin(request: web.Request) -> web.Response:
     raise redirect
 
 
-@signed_in(Can.SIGN_OUT)
+@signed_in(Can.SIGN_OUT, while_locked=True)
 async def signout(request: web.Request) -> web.StreamResponse:
     await sessions.end(ctx(request).pool, request[keys.STAFF])
     redirect = web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin")

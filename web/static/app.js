@@ -22,8 +22,11 @@
   }
 
   function show(section) {
-    ['signed-out', 'sell', 'checkout', 'sales', 'refunds'].forEach(function (id) { $(id).hidden = id !== section; });
-    $('tabs').hidden = section === 'signed-out';
+    ['signed-out', 'locked', 'set-pin', 'sell', 'checkout', 'sales', 'refunds'].forEach(function (id) {
+      $(id).hidden = id !== section;
+    });
+    $('tabs').hidden = ['signed-out', 'locked'].indexOf(section) >= 0;
+    $('lock').hidden = !me || section === 'locked';
     document.querySelectorAll('[data-tab]').forEach(function (tab) {
       tab.setAttribute('aria-pressed', String(tab.getAttribute('data-tab') === section ||
         (section === 'checkout' && tab.getAttribute('data-tab') === 'sell')));
@@ -47,7 +50,12 @@
       offline(false);
       return response.json().catch(function () { return {}; }).then(function (data) {
         if (response.status === 401) { signedOut(); throw new Error('signed out'); }
-        if (!response.ok) throw new Error((data.error && data.error.message) || String(response.status));
+        if (response.status === 423) { showLocked(); throw new Error('locked'); }
+        if (!response.ok) {
+          var error = new Error((data.error && data.error.message) || String(response.status));
+          error.details = data.error || {};
+          throw error;
+        }
         return data;
       });
     }, function (error) {
@@ -63,6 +71,42 @@
     stopPolling();
     $('signout').hidden = true;
     show('signed-out');
+  }
+
+  // A locked device shows nothing but the PIN field: the sale on screen, its QR and the day's sales go too.
+  function showLocked() {
+    stopPolling();
+    $('unlock-pin').value = '';
+    show('locked');
+    $('unlock-pin').focus();
+  }
+
+  function lock() {
+    if (!me.pin) { show('set-pin'); return; }
+    call('POST', config.app + '/lock', {}).then(showLocked, function () { /* offline: the banner says so */ });
+  }
+
+  function savePin(event) {
+    event.preventDefault();
+    $('pin-error').textContent = '';
+    call('POST', config.app + '/pin', { pin: $('new-pin').value, password: $('pin-password').value }).then(function () {
+      me.pin = true;
+      $('new-pin').value = $('pin-password').value = '';
+      lock();
+    }, function (error) { $('pin-error').textContent = error.message; });
+  }
+
+  function unlock(event) {
+    event.preventDefault();
+    $('unlock-error').textContent = '';
+    call('POST', config.app + '/unlock', { pin: $('unlock-pin').value }).then(function () {
+      renderAmount();
+      show('sell');
+    }, function (error) {
+      $('unlock-pin').value = '';
+      var left = error.details && error.details.tries_left;
+      $('unlock-error').textContent = left ? text(say.app_wrong_pin, { left: left }) : error.message;
+    });
   }
 
   function renderAmount() {
@@ -190,7 +234,7 @@
       document.querySelector('[data-tab="refunds"]').hidden = !who.can.refund;
       $('scan-qr').hidden = !('BarcodeDetector' in window && navigator.mediaDevices);
       renderAmount();
-      show('sell');
+      if (who.locked) showLocked(); else show('sell');
     }, function () { /* offline: the banner says so; signed out: the sign-in link */ });
   }
 
@@ -206,6 +250,9 @@
   });
   $('charge').addEventListener('click', charge);
   $('scan-qr').addEventListener('click', scanQr);
+  $('lock').addEventListener('click', lock);
+  $('pin-form').addEventListener('submit', savePin);
+  $('unlock-form').addEventListener('submit', unlock);
   $('clear').addEventListener('click', function () { cents = 0; renderAmount(); });
   $('new-sale').addEventListener('click', function () { stopPolling(); show('sell'); });
   window.addEventListener('offline', function () { offline(true); });

@@ -14,3 +14,9 @@ CREATE TABLE counter_sales (
     created_at timestamptz NOT NULL
 );
 CREATE INDEX counter_sales_user_day ON counter_sales (user_id, livemode, created_at DESC);
+
+-- A quick lock for a device left at the counter: a PIN of 4 to 8 digits per user (argon2id, like the password),
+-- a session that is locked until it is typed, and the wrong tries that sign the session out at the fifth.
+ALTER TABLE staff_users ADD COLUMN pin_hash text;
+ALTER TABLE dashboard_sessions ADD COLUMN locked boolean NOT NULL DEFAULT false,
+    ADD COLUMN pin_failures integer NOT NULL DEFAULT 0;
