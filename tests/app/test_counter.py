@@ -152,3 +152,27 @@ async def test_the_pin_lock_hides_the_counter_until_the_pin_and_signs_out_at_the
     await expect(page.get_by_test_id("signed-out")).to_be_visible()
     await expect(page.get_by_test_id("locked")).to_be_hidden()
     assert (await page.request.get(stack.base_url + APP + "/me")).status == 401
+
+
+async def test_a_hostile_note_is_shown_as_text_and_a_sale_on_screen_goes_when_the_network_does(stack, phone, staff):
+    page = await phone.new_page()
+    await sign_in_at_the_counter(page, staff, stack.base_url)
+    note = '<img src=x onerror="window.pwned=1">'
+    await key_in(page, "300")
+    await page.get_by_label("Note (optional)").fill(note)
+    await page.get_by_test_id("charge").tap()
+    await expect(page.get_by_test_id("sale-status")).to_have_text("Waiting for payment")
+    await expect(page.get_by_test_id("checkout")).to_contain_text(note)
+
+    await page.context.set_offline(True)
+    await page.evaluate("window.dispatchEvent(new Event('offline'))")  # what the browser fires as the link drops
+    await expect(page.get_by_test_id("offline")).to_be_visible()
+    await expect(page.get_by_test_id("sale-status")).to_be_hidden()  # no status that can no longer be refreshed
+    await page.context.set_offline(False)
+    await page.evaluate("window.dispatchEvent(new Event('online'))")
+    await expect(page.get_by_test_id("sale-status")).to_have_text("Waiting for payment")
+
+    await page.get_by_role("button", name="Today's sales").tap()
+    await expect(page.get_by_test_id("sales").locator("li")).to_contain_text(note)
+    assert await page.locator("#sales-list img, #checkout img:not(#qr)").count() == 0
+    assert await page.evaluate("window.pwned") is None

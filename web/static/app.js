@@ -10,6 +10,7 @@
   var me = null;
   var cents = 0; // integer cents: no float ever holds money
   var polling = null;
+  var current = null; // the order id of the sale on screen
   var $ = function (id) { return document.getElementById(id); };
 
   function text(template, values) {
@@ -36,6 +37,15 @@
   function offline(isOffline) {
     $('offline').hidden = !isOffline;
     document.body.classList.toggle('is-offline', isOffline);
+    if (isOffline) $('sale-status').textContent = $('totals').textContent = ''; // gone, not kept to show stale
+  }
+
+  // Back online: what was on screen is asked for again before any figure shows.
+  function reconnected() {
+    offline(false);
+    if (!me) start();
+    else if (!$('checkout').hidden && current) follow(current, 0);
+    else if (!$('sales').hidden) loadSales();
   }
 
   // Every call: the session's CSRF token, no cache, and a plain answer of what went wrong.
@@ -146,8 +156,9 @@
     polling = null;
   }
 
-  function follow(orderId) {
+  function follow(orderId, firstMs) {
     stopPolling();
+    current = orderId;
     polling = setTimeout(function tick() {
       call('GET', base() + '/sales/' + encodeURIComponent(orderId)).then(function (sale) {
         if (polling === null) return;
@@ -156,7 +167,7 @@
       }, function () {
         if (polling !== null && me) polling = setTimeout(tick, POLL_MS); // offline: keep asking, show nothing stale
       });
-    }, POLL_MS);
+    }, firstMs === undefined ? POLL_MS : firstMs);
   }
 
   function charge() {
@@ -256,7 +267,7 @@
   $('clear').addEventListener('click', function () { cents = 0; renderAmount(); });
   $('new-sale').addEventListener('click', function () { stopPolling(); show('sell'); });
   window.addEventListener('offline', function () { offline(true); });
-  window.addEventListener('online', function () { offline(false); if (!me) start(); });
+  window.addEventListener('online', reconnected);
 
   document.body.classList.remove('starting');
   offline(!navigator.onLine);
