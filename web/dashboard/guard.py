@@ -42,6 +42,8 @@ def signed_in(needs: Can, *, json: bool = False, while_locked: bool = False):
     `json` handlers (called by scripts) answer their refusals as the API does instead of as a page; `while_locked`
     ones (unlock, sign out, who is signed in) still answer a locked session.
     """
+    if not isinstance(needs, Can):  # a bare @signed_in would wrap the handler as its own permission
+        raise TypeError(f"signed_in needs a permission (a Can), not {needs!r}")
     return functools.partial(_guard, needs=needs, json=json, while_locked=while_locked)
 
 
