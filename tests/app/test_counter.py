@@ -124,6 +124,8 @@ async def test_the_pin_lock_hides_the_counter_until_the_pin_and_signs_out_at_the
     await key_in(page, "725")
     await page.get_by_test_id("lock").tap()
     setting = page.get_by_test_id("set-pin")
+    await expect(setting).to_contain_text("Set a PIN to lock this device")
+    await page.screenshot(path=screenshots / "app-phone-set-pin.png", full_page=True)
     await setting.get_by_label("PIN (4 to 8 digits)").fill("4829")
     await setting.get_by_label("Your password").fill(staff.password)
     await page.get_by_role("button", name="Save PIN and lock").tap()
@@ -149,8 +151,9 @@ async def test_the_pin_lock_hides_the_counter_until_the_pin_and_signs_out_at_the
         await page.get_by_role("button", name="Unlock").tap()
         if n < 4:
             await expect(page.get_by_test_id("unlock-error")).to_have_text(f"Wrong PIN: {4 - n} tries left")
-    await expect(page.get_by_test_id("signed-out")).to_be_visible()
+    await expect(page.get_by_test_id("signed-out")).to_have_text(re.compile("You are signed out."))
     await expect(page.get_by_test_id("locked")).to_be_hidden()
+    await page.screenshot(path=screenshots / "app-phone-signed-out.png", full_page=True)
     assert (await page.request.get(stack.base_url + APP + "/me")).status == 401
 
 

@@ -9,9 +9,9 @@ from urllib.parse import quote, urlsplit
 from playwright.async_api import expect
 
 from tests.app.test_counter import sign_in_at_the_counter
-from tests.dashboard.support import Http, decode_qr, make_staff
+from tests.dashboard.support import decode_qr, execute_now, make_staff
 from tests.dashboard.test_access import actions, first_merchants_things, unchanged
-from tests.e2e.support import receive_addresses
+from tests.e2e.support import SEPOLIA_USDC, receive_addresses
 from tests.e2e.test_refund_request import submit
 from tests.integration.helpers import pay, quick
 
@@ -92,3 +92,25 @@ async def test_a_cashier_is_refused_every_refund_action_by_the_server(stack, pho
     await unchanged(staff, ids)
     await page.goto(f"{stack.base_url}/dashboard/test/review")
     await expect(page.get_by_text("A cashier's account cannot do this.")).to_be_visible()
+
+
+async def test_execute_now_from_the_counter_after_finding_the_order_by_its_checkout_qr(stack, phone, staff,
+                                                                                      screenshots):
+    created = await paid_sale(staff.client, "table 2")
+    page = await phone.new_page()
+    await sign_in_at_the_counter(page, staff, stack.base_url)
+    await page.get_by_role("button", name="Refunds").tap()
+    # A handheld scanner types what the buyer's checkout QR holds, as a keyboard would.
+    await page.get_by_label("Find an order").fill(created["checkout_url"])
+    await page.get_by_role("button", name="Find", exact=True).tap()
+    await expect(page.locator("[data-order-id]")).to_have_count(1)
+    await page.locator(f'[data-order-id="{created["order_id"]}"] a').tap()
+    await page.get_by_test_id("issue-refund").tap()
+    customer = receive_addresses("customer")["sepolia"]
+    await execute_now(page.get_by_test_id("refund-dialog"), "4.00", f"sepolia|{SEPOLIA_USDC}", customer, "broken cup")
+    await page.wait_for_url(re.compile(r".*/dashboard/test/refunds/re_[0-9a-f]+$"))
+    await expect(page.get_by_test_id("send-address")).to_have_text(customer)
+    await expect(page.get_by_test_id("send-amount")).to_have_value("4.00")
+    await page.screenshot(path=screenshots / "app-phone-execution.png", full_page=True)
+    refund = (await staff.client.get(f"/b2b/v1/refunds/{page.url.rsplit('/', 1)[1]}"))[1]
+    assert (refund["status"], refund["amount"], refund["source"]) == ("APPROVED", "4.00", "merchant")
