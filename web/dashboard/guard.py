@@ -13,8 +13,8 @@ from common.merchants import ApiKey
 from web import decoding
 from web.context import CALLER, ctx
 from web.dashboard import keys, sessions, site
-from web.dashboard.roles import Can, allows
 from web.dashboard.html import error_page, problem
+from web.dashboard.roles import Can, allows
 from web.errors import ApiError
 
 CSRF_HEADER = "X-CSRF-Token"

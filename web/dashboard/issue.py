@@ -9,8 +9,8 @@ from web import bodies, decoding, lookups
 from web.context import caller
 from web.dashboard import keys, site
 from web.dashboard.guard import done, form, signed_in
-from web.dashboard.roles import Can
 from web.dashboard.orders import order_page
+from web.dashboard.roles import Can
 from web.errors import ApiError
 from web.views import refund_requests, refunds
 

@@ -15,8 +15,8 @@ from web import lookups
 from web.context import ctx
 from web.dashboard import display
 from web.dashboard.guard import signed_in
-from web.dashboard.roles import Can
 from web.dashboard.html import problem, render
+from web.dashboard.roles import Can
 from web.errors import ApiError
 from web.pages import qr
 from web.pagination import Page

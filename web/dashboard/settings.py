@@ -10,8 +10,8 @@ from web import bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, webhooks
 from web.dashboard.guard import done, signed_in
-from web.dashboard.roles import Can
 from web.dashboard.html import problem, render
+from web.dashboard.roles import Can
 from web.errors import ApiError
 from web.views import settings as settings_views
 

@@ -14,7 +14,6 @@ from web import decoding
 from web.context import Context, ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import check_csrf, signed_in
-from web.dashboard.roles import Can
 from web.dashboard.html import render
 from web.dashboard.roles import Can, allows
 from web.errors import ApiError
