@@ -72,7 +72,8 @@ def _verify(password_hash: str, password: str) -> bool:
 
 async def authenticate(pool: asyncpg.Pool, email: str, password: str) -> StaffUser | None:
     """The user when the password matches; argon2 runs in a thread so the event loop keeps serving."""
-    row = await pool.fetchrow("SELECT user_id, merchant_id, email, role, password_hash FROM staff_users WHERE email = $1",
+    row = await pool.fetchrow("SELECT user_id, merchant_id, email, role, password_hash FROM staff_users"
+                              " WHERE email = $1",
                               normal_email(email))
     ok = await asyncio.to_thread(_verify, row["password_hash"] if row else _DUMMY_HASH, password[:MAX_PASSWORD])
     if row is None or not ok:

@@ -142,11 +142,13 @@ def cmd_users(args) -> int:
     settings = _with_database(_settings(args))
     try:
         user = asyncio.run(_with_pool(settings,
-                                      lambda pool, vault: users.create(pool, args.merchant, args.email, password, args.role)))
+                                      lambda pool, vault: users.create(pool, args.merchant, args.email, password,
+                                                                       args.role)))
     except users.UserError as exc:
         print(f"not created: {exc}", file=sys.stderr)
         return 1
-    _print({"user_id": user.user_id, "merchant_id": user.merchant_id, "email": user.email, "role": user.role}, args.json)
+    _print({"user_id": user.user_id, "merchant_id": user.merchant_id, "email": user.email, "role": user.role},
+           args.json)
     return 0
 
 

@@ -81,8 +81,8 @@ async def test_the_fifth_wrong_pin_signs_the_session_out(stack, staff):
         assert (await post_json(http, "/app/unlock", {"pin": PIN}, csrf))[0] == 401  # the right PIN is too late
         assert (await get_json(http, "/app/me"))[0] == 401
         assert await stack.pool.fetchval(
-            "SELECT count(*) FROM dashboard_sessions s JOIN staff_users u USING (user_id) WHERE u.email LIKE 'cashier+%'"
-            " AND u.merchant_id = $1", staff.merchant_id) == 0
+            "SELECT count(*) FROM dashboard_sessions s JOIN staff_users u USING (user_id)"
+            " WHERE u.email LIKE 'cashier+%' AND u.merchant_id = $1", staff.merchant_id) == 0
     finally:
         await http.close()
 
