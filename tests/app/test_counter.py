@@ -179,3 +179,14 @@ async def test_a_hostile_note_is_shown_as_text_and_a_sale_on_screen_goes_when_th
     await expect(page.get_by_test_id("sales").locator("li")).to_contain_text(note)
     assert await page.locator("#sales-list img, #checkout img:not(#qr)").count() == 0
     assert await page.evaluate("window.pwned") is None
+
+
+async def test_an_unpaid_sale_turns_expired_within_2_s_of_its_sessions_end(stack, phone, staff):
+    page = await phone.new_page()
+    await sign_in_at_the_counter(page, staff, stack.base_url)
+    await key_in(page, "999")
+    await page.get_by_test_id("charge").tap()
+    await expect(page.get_by_test_id("sale-status")).to_have_text("Waiting for payment")
+    stack.clock.advance(stack.settings.session_ttl_s)
+    await expect(page.get_by_test_id("sale-status")).to_have_text("Expired", timeout=2000)
+    await expect(page.get_by_test_id("sale-qr")).to_be_hidden()
