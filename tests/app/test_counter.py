@@ -3,6 +3,7 @@ said plainly with no money shown, and a sale from the keypad to Paid with the QR
 
 from __future__ import annotations
 
+import asyncio
 import json
 import re
 import time
@@ -11,7 +12,7 @@ from urllib.parse import urlsplit
 from playwright.async_api import Page, expect
 
 from tests.dashboard.support import Staff, decode_qr, make_staff
-from tests.integration.helpers import pay
+from tests.integration.helpers import expire_due, pay
 
 APP = "/dashboard/app"
 
@@ -113,7 +114,7 @@ async def test_a_sale_from_the_keypad_to_paid_with_the_qr_a_buyer_opens(stack, p
 
     await page.get_by_role("button", name="Today's sales").tap()
     await expect(page.get_by_test_id("totals")).to_have_text("Sales today: 1, paid 12.50 USD")
-    await expect(page.locator(f'[data-order-id="{order_id}"]')).to_have_text("#1001 · 12.50 USD · PAID · table 4")
+    await expect(page.locator(f'[data-order-id="{order_id}"]')).to_have_text("#1001 · 12.50 USD · Paid · table 4")
     await page.screenshot(path=screenshots / "app-phone-sales.png", full_page=True)
 
 
@@ -190,3 +191,13 @@ async def test_an_unpaid_sale_turns_expired_within_2_s_of_its_sessions_end(stack
     stack.clock.advance(stack.settings.session_ttl_s)
     await expect(page.get_by_test_id("sale-status")).to_have_text("Expired", timeout=2000)
     await expect(page.get_by_test_id("sale-qr")).to_be_hidden()
+
+    assert await expire_due(stack, 1) >= 1  # the scheduler's sweep cancels it (payment_timeout)
+    order_id = await stack.pool.fetchval("SELECT order_id FROM counter_sales c JOIN staff_users u USING (user_id)"
+                                         " WHERE u.email = $1", staff.email)
+    for _ in range(100):  # the actor applies the sweep's cancel a moment later
+        if await stack.pool.fetchval("SELECT status FROM orders WHERE order_id = $1", order_id) == "CANCELED":
+            break
+        await asyncio.sleep(0.05)
+    await page.get_by_role("button", name="Today's sales").tap()
+    await expect(page.locator(f'[data-order-id="{order_id}"]')).to_have_text("#1001 · 9.99 USD · Expired")

@@ -97,7 +97,8 @@ async def todays_sales(request: web.Request) -> web.Response:
     return _no_store({
         "sales": [{"order_id": o.order_id, "order_number": str(o.order_number), "at": iso(o.created_at),
                    "amount": money.format(o.amount_owed), "paid": money.format(o.amount_paid),
-                   "status": o.status.value, "external_ref": o.external_ref} for o in sold],
+                   "status": o.status.value, "external_ref": o.external_ref,
+                   "expired": o.metadata.get("canceled_reason") == "payment_timeout"} for o in sold],
         "count": len(sold),
         "paid": money.format(sum(o.amount_paid for o in sold)),
         "paid_count": sum(1 for o in sold if o.amount_paid >= o.amount_owed),

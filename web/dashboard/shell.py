@@ -23,7 +23,8 @@ ICON_SIZES = (192, 512)
 # What the app's script says after load; the rest is rendered into the shell.
 SCRIPT_MESSAGES = ("app_charge", "app_scan", "app_networks", "app_waiting", "app_confirming", "app_paid",
                    "app_underpaid", "app_expired", "app_canceled", "app_total", "app_no_sales", "app_error",
-                   "app_offline", "app_signed_out", "app_wrong_pin")
+                   "app_offline", "app_signed_out", "app_wrong_pin", "app_underpaid_short", "app_refunded",
+                   "app_partly_refunded")
 
 
 def _app(request: web.Request) -> str:

@@ -7,6 +7,9 @@
   var say = config.messages;
   var POLL_MS = 1000; // the status must turn within 2 s of the order's change
   var FINAL = { paid: 'app_paid', expired: 'app_expired', canceled: 'app_canceled', superseded: 'app_expired' };
+  // An order's status in the day's list, in the device's language.
+  var ORDER_STATUS = { PENDING: 'app_waiting', PAID: 'app_paid', PARTIAL_PAID: 'app_underpaid_short',
+    CANCELED: 'app_canceled', REFUNDED: 'app_refunded', PARTIALLY_REFUNDED: 'app_partly_refunded' };
   var me = null;
   var cents = 0; // integer cents: no float ever holds money
   var polling = null;
@@ -204,7 +207,7 @@
       day.sales.forEach(function (sale) {
         var item = document.createElement('li');
         item.setAttribute('data-order-id', sale.order_id);
-        item.textContent = '#' + sale.order_number + ' · ' + sale.amount + ' USD · ' + sale.status +
+        item.textContent = '#' + sale.order_number + ' · ' + sale.amount + ' USD · ' + say[sale.expired ? 'app_expired' : ORDER_STATUS[sale.status]] +
           (sale.external_ref ? ' · ' + sale.external_ref : '');
         $('sales-list').appendChild(item);
       });
