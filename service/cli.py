@@ -142,11 +142,13 @@ def cmd_users(args) -> int:
     settings = _with_database(_settings(args))
     try:
         user = asyncio.run(_with_pool(settings,
-                                      lambda pool, vault: users.create(pool, args.merchant, args.email, password)))
+                                      lambda pool, vault: users.create(pool, args.merchant, args.email, password,
+                                                                       args.role)))
     except users.UserError as exc:
         print(f"not created: {exc}", file=sys.stderr)
         return 1
-    _print({"user_id": user.user_id, "merchant_id": user.merchant_id, "email": user.email}, args.json)
+    _print({"user_id": user.user_id, "merchant_id": user.merchant_id, "email": user.email, "role": user.role},
+           args.json)
     return 0
 
 
@@ -447,6 +449,9 @@ def parser() -> argparse.ArgumentParser:
     new_user.add_argument("--merchant", required=True, metavar="MERCHANT_ID")
     new_user.add_argument("--email", required=True)
     new_user.add_argument("--password", help="asked for (twice, not echoed) when left out")
+    new_user.add_argument("--role", default="owner",
+                          help="owner (everything, the default), manager (refunds and review) or cashier (sells and "
+                               "sees own sales only)")
     new_user.add_argument("--json", action="store_true")
     usr.set_defaults(run=cmd_users)
 

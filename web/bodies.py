@@ -58,6 +58,22 @@ class QuickSessionIn(OrderIn):
     ttl_seconds: Ttl | None = None
 
 
+class SaleIn(_Body):
+    """A sale at the merchant app's counter: an amount and an optional note, kept as the order's external_ref."""
+    amount: str
+    external_ref: Name | None = None
+
+
+class PinIn(_Body):
+    """The merchant app's quick-lock PIN, set with the account's password."""
+    password: Annotated[str, Meta(max_length=1024)]
+    pin: Annotated[str, Meta(max_length=16)]
+
+
+class UnlockIn(_Body):
+    pin: Annotated[str, Meta(max_length=16)]
+
+
 class SessionIn(SessionOptions, kw_only=True):
     order_id: Id
     amount_due: str | None = None

@@ -22,6 +22,7 @@ _TYPES = {
     409: "conflict_error",
     413: "invalid_request_error",
     422: "invalid_request_error",
+    423: "permission_error",  # the merchant app's session is PIN-locked
     429: "rate_limit_error",
 }
 

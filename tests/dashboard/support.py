@@ -36,10 +36,10 @@ class Staff:
         return f"{self.dashboard}/{mode}{path}"
 
 
-async def make_staff(stack, client: Signed | None = None, name: str = "Dash Coffee") -> Staff:
+async def make_staff(stack, client: Signed | None = None, name: str = "Dash Coffee", role: str = "owner") -> Staff:
     client = client or await stack.merchant(name)
-    email = f"staff+{client.merchant_id}@example.com"
-    await users.create(stack.pool, client.merchant_id, email, PASSWORD)
+    email = f"{role}+{client.merchant_id}@example.com"
+    await users.create(stack.pool, client.merchant_id, email, PASSWORD, role)
     return Staff(client, email, PASSWORD, f"{stack.base_url}/dashboard")
 
 

@@ -40,6 +40,17 @@ async def test_the_cli_creates_a_user_that_can_sign_in(stack, merchant):
     assert await users.authenticate(stack.pool, "owner@example.com", "a long enough passwore") is None
 
 
+@pytest.mark.parametrize(("flags", "role"), [((), "owner"), (("--role", "manager"), "manager"),
+                                             (("--role", "cashier"), "cashier")])
+async def test_the_cli_gives_the_user_a_role(stack, merchant, flags, role):
+    email = f"{role}@{merchant.merchant_id}.example.com"  # emails are unique across merchants
+    code, out, err = await run(stack, "--merchant", merchant.merchant_id, "--email", email,
+                               "--password", "a long enough password", "--json", *flags)
+    assert code == 0, err
+    assert json.loads(out)["role"] == role
+    assert (await users.authenticate(stack.pool, email, "a long enough password")).role == role
+
+
 async def test_the_cli_asks_for_the_password_when_it_is_not_given(stack, merchant):
     code, out, err = await run(stack, "--merchant", merchant.merchant_id, "--email", f"{merchant.merchant_id}@x.io",
                                stdin="typed in twice!\ntyped in twice!\n")
@@ -57,6 +68,13 @@ async def test_the_cli_refuses_what_it_cannot_create(stack, merchant, email, pas
         await users.create(stack.pool, merchant.merchant_id, email, password)
     code, _, err = await run(stack, "--merchant", merchant.merchant_id, "--email", email, "--password", password)
     assert code == 1 and why in err
+
+
+async def test_the_cli_refuses_an_unknown_role(stack, merchant):
+    code, _, err = await run(stack, "--merchant", merchant.merchant_id, "--email", "admin@example.com",
+                             "--password", "a long enough password", "--role", "admin")
+    assert code == 1 and "the role must be one of owner, manager, cashier, not 'admin'" in err
+    assert await stack.pool.fetchval("SELECT count(*) FROM staff_users WHERE email = 'admin@example.com'") == 0
 
 
 async def test_the_cli_refuses_an_unknown_merchant(stack):

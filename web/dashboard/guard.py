@@ -14,6 +14,7 @@ from web import decoding
 from web.context import CALLER, ctx
 from web.dashboard import keys, sessions, site
 from web.dashboard.html import error_page, problem
+from web.dashboard.roles import Can, allows
 from web.errors import ApiError
 
 CSRF_HEADER = "X-CSRF-Token"
@@ -33,14 +34,20 @@ async def check_csrf(request: web.Request, expected: str) -> None:
                        "This form is stale or was not sent by the dashboard: reload the page and try again.")
 
 
-def signed_in(handler=None, *, json: bool = False):
-    """Wrap a handler: no session sends the browser to sign in; the caller is the user's merchant in the URL's mode.
+def signed_in(needs: Can, *, json: bool = False, while_locked: bool = False):
+    """Wrap a handler: no session sends the browser to sign in; a role without `needs` is refused with 403, and a
+    locked session (the app's PIN lock) with 423, before anything is read or written; the caller is the user's
+    merchant in the URL's mode.
 
-    `json` handlers (polled by scripts) answer their refusals as the API does instead of as a page.
+    `json` handlers (called by scripts) answer their refusals as the API does instead of as a page; `while_locked`
+    ones (unlock, sign out, who is signed in) still answer a locked session.
     """
-    if handler is None:
-        return functools.partial(signed_in, json=json)
+    if not isinstance(needs, Can):  # a bare @signed_in would wrap the handler as its own permission
+        raise TypeError(f"signed_in needs a permission (a Can), not {needs!r}")
+    return functools.partial(_guard, needs=needs, json=json, while_locked=while_locked)
 
+
+def _guard(handler, *, needs: Can, json: bool, while_locked: bool):
     @functools.wraps(handler)
     async def guarded(request: web.Request) -> web.StreamResponse:
         c = ctx(request)
@@ -53,6 +60,15 @@ def signed_in(handler=None, *, json: bool = False):
             raise web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin{query}")
         request[keys.STAFF] = session
         logs.note(merchant_id=session.merchant_id)
+        refusal = None
+        if session.locked and not while_locked:
+            refusal = ApiError(423, "session_locked", "This device is locked: unlock it with your PIN in the app.")
+        elif not allows(session.role, needs):
+            refusal = ApiError(403, "role_forbidden", f"A {session.role}'s account cannot do this.")
+        if refusal is not None:
+            if json:
+                raise refusal
+            return error_page(request, refusal.status, refusal.message)
         request[CALLER] = ApiKey(public_key=f"dashboard:{session.user_id}", merchant_id=session.merchant_id,
                                  livemode=request.match_info.get("mode") == "live", secret="")
         try:

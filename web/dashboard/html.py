@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from web.dashboard import keys
+from web.dashboard.roles import Can, allows
 from web.errors import ApiError
 from web.i18n import Translator
 from web.pages.templating import CSP, PAGE_HEADERS, render as render_page
@@ -18,14 +19,20 @@ _CSP = "; ".join("frame-ancestors 'none'" if part.startswith("frame-ancestors") 
 HEADERS = {**PAGE_HEADERS, "Content-Security-Policy": _CSP, "X-Frame-Options": "DENY", "Referrer-Policy": "same-origin"}
 
 
-def render(request: web.Request, name: str, code: int = 200, config: dict | None = None, **values) -> web.Response:
-    """`config` reaches the page's scripts as JSON (the CSP runs no inline script)."""
+# The top bar's sections, each shown to the roles that may open it (the routes refuse the others all the same).
+SECTIONS = (("orders", "Orders", Can.SEE_ORDERS), ("review", "Review", Can.REFUND), ("settings", "Settings", Can.CONFIGURE))
+
+
+def render(request: web.Request, name: str, code: int = 200, config: dict | None = None, t: Translator = _ENGLISH,
+           **values) -> web.Response:
+    """`config` reaches the page's scripts as JSON (the CSP runs no inline script); the merchant app passes `t`."""
     staff = request.get(keys.STAFF)
     mode = request.match_info.get("mode", "test")
     prefix = request.app[keys.PREFIX]
     response = render_page(
-        f"dashboard/{name}", _ENGLISH, config or {}, code=code, prefix=prefix, mode=mode, base=f"{prefix}/{mode}",
-        livemode=mode == "live", staff=staff, csrf=staff.csrf_token if staff else None,
+        f"dashboard/{name}", t, config or {}, code=code, prefix=prefix, mode=mode, base=f"{prefix}/{mode}",
+        livemode=mode == "live", staff=staff,
+        sections=[(key, label) for key, label, needs in SECTIONS if staff and allows(staff.role, needs)], csrf=staff.csrf_token if staff else None,
         flash=request.get(keys.FLASH), path=request.path, **values,
     )
     response.headers.update(HEADERS)
@@ -38,6 +45,6 @@ def problem(error: ApiError | None) -> dict | None:
 
 
 def error_page(request: web.Request, code: int, message: str) -> web.Response:
-    titles = {403: "Not allowed", 404: "Not found", 429: "Too many attempts"}
+    titles = {403: "Not allowed", 404: "Not found", 423: "Locked", 429: "Too many attempts"}
     return render(request, "error.html", code=code, status_code=code, title=titles.get(code, "Something went wrong"),
                   message=message)

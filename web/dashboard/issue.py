@@ -10,6 +10,7 @@ from web.context import caller
 from web.dashboard import keys, site
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.orders import order_page
+from web.dashboard.roles import Can
 from web.errors import ApiError
 from web.views import refund_requests, refunds
 
@@ -18,7 +19,7 @@ def _base(request: web.Request) -> str:
     return f"{request.app[keys.PREFIX]}/{request.match_info['mode']}"
 
 
-@signed_in
+@signed_in(Can.REFUND)
 async def dialog(request: web.Request) -> web.Response:
     """The dialog as a page of its own, for a browser without scripts (with scripts it opens in place)."""
     return await order_page(request, request.match_info["order_id"], values={})
@@ -37,7 +38,7 @@ def _refund_body(order_id: str, posted: dict) -> bodies.RefundIn:
                     "refund_token_address": token_address}, bodies.RefundIn)
 
 
-@signed_in
+@signed_in(Can.REFUND)
 async def issue(request: web.Request) -> web.Response:
     order_id, merchant_id = request.match_info["order_id"], caller(request).merchant_id
     posted = await form(request)
@@ -56,7 +57,7 @@ async def issue(request: web.Request) -> web.Response:
     raise await done(request, f"{_base(request)}/refunds/{refund.refund_id}", f"Refund created and approved: {next_step}")
 
 
-@signed_in
+@signed_in(Can.REFUND)
 async def minted_link(request: web.Request) -> web.Response:
     """A refund-request token's link, copy button and QR code, in the dialog over its order's page."""
     token = request.match_info["token"]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import msgspec
 from aiohttp import web
 
@@ -14,6 +16,7 @@ from web.context import ctx
 from web.dashboard import display
 from web.dashboard.guard import signed_in
 from web.dashboard.html import problem, render
+from web.dashboard.roles import Can
 from web.errors import ApiError
 from web.pages import qr
 from web.pagination import Page
@@ -21,20 +24,30 @@ from web.render import order_json, refund_json, token_json
 from web.views.orders import ORDER_LIST
 
 
-def _search(q: str | None) -> tuple[int | None, str | None]:
-    """(order number, text): digits may be an order number or an external_ref; anything else is a ref or an id."""
+async def _search(request: web.Request, q: str | None) -> tuple[int | None, str | None]:
+    """(order number, text): digits may be an order number or an external_ref; a buyer's checkout link (its QR,
+    scanned at the counter) or session key stands for its order; anything else is a ref or an id."""
     if not q:
         return None, None
+    checkout = _CHECKOUT.search(q)
+    if checkout:
+        try:
+            return None, await lookups.order_id_of(request, "session_key", checkout.group(1))
+        except ApiError:
+            return None, q  # another merchant's or mode's session: found nothing, like any unknown text
     return (int(q) if q.isdigit() and len(q) < 18 else None), q
 
 
-@signed_in
+_CHECKOUT = re.compile(r"(?:^|/c/)(cs_(?:test|live)_[0-9A-Za-z_-]+)(?:[?#].*)?$")
+
+
+@signed_in(Can.SEE_ORDERS)
 async def orders_list(request: web.Request) -> web.Response:
     page = Page(request, ("status", "q"))
     status = page.filters["status"] or None
     if status is not None and status not in OrderStatus.__members__:
         raise ApiError(422, "invalid_status", f"No order status {status}.", "status")
-    number, text = _search((page.filters["q"] or "").strip()[:255])
+    number, text = await _search(request, (page.filters["q"] or "").strip()[:255])
     found, rows = await lookups.orders(request, status, page.before, page.limit + 1, (number, text))
     settings = ctx(request).settings
     listed = page.answer(ORDER_LIST, [order_json(settings, o) for o in found], rows,
@@ -75,6 +88,6 @@ async def order_page(request: web.Request, order_id: str, *, code: int = 200, va
     )
 
 
-@signed_in
+@signed_in(Can.SEE_ORDERS)
 async def order(request: web.Request) -> web.Response:
     return await order_page(request, request.match_info["order_id"])

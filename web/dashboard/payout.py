@@ -13,6 +13,7 @@ from web.context import ctx
 from web.dashboard import display, keys
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import problem, render
+from web.dashboard.roles import Can
 from web.errors import ApiError
 from web.pages import qr
 from web.render import refund_json, respond
@@ -54,12 +55,12 @@ async def screen(request: web.Request, code: int = 200, error: ApiError | None =
     )
 
 
-@signed_in
+@signed_in(Can.REFUND)
 async def refund_screen(request: web.Request) -> web.Response:
     return await screen(request)
 
 
-@signed_in
+@signed_in(Can.REFUND)
 async def submit_tx(request: web.Request) -> web.Response:
     posted = await form(request)
     try:
@@ -73,7 +74,7 @@ async def submit_tx(request: web.Request) -> web.Response:
                      "Transaction received: the refund is EXECUTED once it has enough confirmations.")
 
 
-@signed_in(json=True)
+@signed_in(Can.REFUND, json=True)
 async def refund_progress(request: web.Request) -> web.Response:
     answer = respond(progress(*await _refund(request)))
     answer.headers["Cache-Control"] = "no-store"
@@ -90,14 +91,14 @@ def _back(request: web.Request, posted: dict) -> str:
     return wanted if wanted.startswith(request.app[keys.PREFIX] + "/") else request.path.rsplit("/", 1)[0]
 
 
-@signed_in
+@signed_in(Can.REFUND)
 async def approve(request: web.Request) -> web.Response:
     posted = await form(request)
     refund = await refunds.review(request, _approve)
     raise await done(request, _back(request, posted), f"Refund {refund.refund_id} approved.")
 
 
-@signed_in
+@signed_in(Can.REFUND)
 async def retry(request: web.Request) -> web.Response:
     """A card refund the provider refused, sent to the provider once more."""
     posted = await form(request)
@@ -109,7 +110,7 @@ async def retry(request: web.Request) -> web.Response:
     raise await done(request, _back(request, posted), f"Refund {refund.refund_id} sent to the card provider again.")
 
 
-@signed_in
+@signed_in(Can.REFUND)
 async def reject(request: web.Request) -> web.Response:
     posted = await form(request)
     reason = decoding.convert({"reason": posted.get("reason")}, bodies.RejectIn).reason

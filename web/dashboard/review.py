@@ -14,6 +14,7 @@ from web.context import caller, ctx
 from web.dashboard import display, keys, site
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import render
+from web.dashboard.roles import Can
 from web.render import refund_json, token_json
 from web.views import refund_requests
 
@@ -59,7 +60,7 @@ async def _tokens(request: web.Request, status: str) -> list[dict]:
     return found
 
 
-@signed_in
+@signed_in(Can.REFUND)
 async def queues(request: web.Request) -> web.Response:
     status = request.query.get("tokens", "ACTIVE")
     if status not in TokenStatus.__members__:
@@ -73,14 +74,14 @@ def _back(request: web.Request) -> str:
     return f"{request.app[keys.PREFIX]}/{request.match_info['mode']}/review"
 
 
-@signed_in
+@signed_in(Can.REFUND)
 async def cancel_token(request: web.Request) -> web.Response:
     note = decoding.convert({"reason": (await form(request)).get("reason")}, bodies.TokenCancelIn).reason
     token = await refund_requests.cancel(request, note)
     raise await done(request, _back(request) + "?tokens=CANCELED", f"Refund link {token.token} canceled.")
 
 
-@signed_in
+@signed_in(Can.REFUND)
 async def approve_renewal(request: web.Request) -> web.Response:
     """The new link replaces the old one; the buyer's page never shows it, so the merchant is shown it to send."""
     renewed = await refund_requests.renew(request, None, site.TOKEN_TTL_S)

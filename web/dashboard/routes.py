@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from common.config import Settings
-from web.dashboard import issue, keys, orders, payout, review, settings, signin, site, webhooks
+from web.dashboard import issue, keys, lock, orders, payout, review, sales, settings, shell, signin, site, webhooks
 from web.dashboard.html import error_page
 
 MODE = "/{mode:test|live}"
@@ -25,6 +25,16 @@ ROUTES = [
     ("GET", "/signin", signin.signin_page),
     ("POST", "/signin", signin.signin),
     ("POST", "/signout", signin.signout),
+    ("GET", "/app", shell.page),
+    ("GET", "/app/manifest.webmanifest", shell.manifest),
+    ("GET", "/app/sw.js", shell.worker),
+    ("GET", "/app/me", shell.me),
+    ("POST", "/app/pin", lock.set_pin),
+    ("POST", "/app/lock", lock.lock),
+    ("POST", "/app/unlock", lock.unlock),
+    ("POST", MODE + "/app/sales", sales.sell),
+    ("GET", MODE + "/app/sales", sales.todays_sales),
+    ("GET", MODE + "/app/sales/{order_id}", sales.sale),
     ("GET", MODE + "/orders", orders.orders_list),
     ("GET", MODE + "/orders/{order_id}", orders.order),
     ("GET", MODE + "/orders/{order_id}/refund", issue.dialog),

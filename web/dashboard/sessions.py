@@ -23,7 +23,9 @@ class Session(msgspec.Struct, frozen=True, kw_only=True):
     email: str
     merchant_id: str
     merchant_name: str
+    role: str  # read with every request: a changed role applies at once, not at the next sign-in
     csrf_token: str
+    locked: bool = False  # the quick lock: nothing but unlocking or signing out until the PIN is typed
     flash: str | None = None
 
 
@@ -50,7 +52,7 @@ async def load(pool: asyncpg.Pool, key: bytes, raw: str | None, now: datetime) -
     if not raw or len(raw) > 100:
         return None
     row = await pool.fetchrow(
-        "SELECT s.session_hash, s.user_id, u.email, u.merchant_id, m.name AS merchant_name, s.csrf_token, s.flash"
+        "SELECT s.session_hash, s.user_id, u.email, u.merchant_id, m.name AS merchant_name, u.role, s.csrf_token, s.locked, s.flash"
         " FROM dashboard_sessions s JOIN staff_users u USING (user_id) JOIN merchants m USING (merchant_id)"
         " WHERE s.session_hash = $1 AND s.expires_at > $2",
         _hash(key, raw), now,
@@ -79,3 +81,23 @@ def set_cookie(response: web.StreamResponse, name: str, value: str, path: str, s
                max_age: int | None = None) -> None:
     # Lax, not Strict: a link from an email to an order page must arrive signed in; forms carry a CSRF token.
     response.set_cookie(name, value, path=path, secure=secure, httponly=True, samesite="Lax", max_age=max_age)
+
+
+async def lock(pool: asyncpg.Pool, session: Session) -> None:
+    await pool.execute("UPDATE dashboard_sessions SET locked = true WHERE session_hash = $1", session.session_hash)
+
+
+async def unlock(pool: asyncpg.Pool, session: Session) -> None:
+    await pool.execute("UPDATE dashboard_sessions SET locked = false, pin_failures = 0 WHERE session_hash = $1",
+                       session.session_hash)
+
+
+async def count_pin_failure(pool: asyncpg.Pool, session: Session, limit: int) -> int:
+    """Wrong tries left; at none the session is deleted (signed out), counted in one statement so that tries sent
+    together cannot all slip under the limit."""
+    failures = await pool.fetchval("UPDATE dashboard_sessions SET pin_failures = pin_failures + 1"
+                                   " WHERE session_hash = $1 RETURNING pin_failures", session.session_hash)
+    if failures is None or failures >= limit:
+        await end(pool, session)
+        return 0
+    return limit - failures

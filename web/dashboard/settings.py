@@ -11,6 +11,7 @@ from web.context import caller, ctx
 from web.dashboard import display, webhooks
 from web.dashboard.guard import done, signed_in
 from web.dashboard.html import problem, render
+from web.dashboard.roles import Can
 from web.errors import ApiError
 from web.views import settings as settings_views
 
@@ -42,12 +43,12 @@ async def page(request: web.Request, code: int = 200, error: ApiError | None = N
     )
 
 
-@signed_in
+@signed_in(Can.CONFIGURE)
 async def settings_page(request: web.Request) -> web.Response:
     return await page(request)
 
 
-@signed_in
+@signed_in(Can.CONFIGURE)
 async def save_refunds(request: web.Request) -> web.Response:
     posted = await decoding.posted_form(request)
     change = decoding.convert({"auto_approve_customer_refunds": posted.get("auto_approve") == "on"}, bodies.SettingsIn)
@@ -55,7 +56,7 @@ async def save_refunds(request: web.Request) -> web.Response:
     raise await done(request, request.path.removesuffix("/refunds"), "Customer refund setting saved.")
 
 
-@signed_in
+@signed_in(Can.CONFIGURE)
 async def save_addresses(request: web.Request) -> web.Response:
     """Every network of the mode at once: a field left empty removes that network's address."""
     posted = await decoding.posted_form(request)
@@ -84,7 +85,7 @@ async def _change_card(request: web.Request, card: dict | None, saved: str) -> w
     raise await done(request, request.path.removesuffix("/disconnect").removesuffix("/card"), saved)
 
 
-@signed_in
+@signed_in(Can.CONFIGURE)
 async def connect_card(request: web.Request) -> web.Response:
     posted = await decoding.posted_form(request)
     card = {"provider": "stripe", **{field: str(posted.get(field, "")).strip()
@@ -92,13 +93,13 @@ async def connect_card(request: web.Request) -> web.Response:
     return await _change_card(request, card, "Card account connected.")
 
 
-@signed_in
+@signed_in(Can.CONFIGURE)
 async def disconnect_card(request: web.Request) -> web.Response:
     await decoding.posted_form(request)
     return await _change_card(request, None, "Card account disconnected.")
 
 
-@signed_in
+@signed_in(Can.CONFIGURE)
 async def roll_key(request: web.Request) -> web.Response:
     """A new secret key, shown in this answer only; the old one stops working within seconds (web.auth's cache)."""
     api_key, c = caller(request), ctx(request)

@@ -6,6 +6,7 @@ import hashlib
 import hmac
 import secrets
 
+import asyncpg
 from aiohttp import web
 
 from common import users
@@ -14,6 +15,7 @@ from web.context import Context, ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import check_csrf, signed_in
 from web.dashboard.html import render
+from web.dashboard.roles import Can, allows
 from web.errors import ApiError
 
 SIGNIN_COOKIE = "dash_signin"  # a nonce the sign-in form's CSRF token is bound to, before any session exists
@@ -32,7 +34,7 @@ def _limits(c: Context, email: str, ip: str) -> list[tuple[str, int]]:
             (c.keys.signin_attempts_ip(ip), MAX_FAILURES_PER_IP)]
 
 
-async def _wait_s(c: Context, email: str, ip: str) -> int | None:
+async def wait_s(c: Context, email: str, ip: str) -> int | None:
     """Seconds until sign-in is allowed again, or None when it is allowed now."""
     for key, limit in _limits(c, email, ip):
         count = await c.redis.get(key)
@@ -41,7 +43,7 @@ async def _wait_s(c: Context, email: str, ip: str) -> int | None:
     return None
 
 
-async def _count_failure(c: Context, email: str, ip: str) -> None:
+async def count_failure(c: Context, email: str, ip: str) -> None:
     for key, _ in _limits(c, email, ip):  # one key a call: the two may sit in different Redis Cluster slots
         await c.redis.eval(_COUNT, 1, key, WINDOW_S)
 
@@ -56,11 +58,17 @@ def _next(request: web.Request, wanted: str | None) -> str | None:
     return wanted if wanted and wanted.startswith(prefix + "/") and "\\" not in wanted else None
 
 
-async def _landing(request: web.Request, user_merchant_id: str) -> str:
+async def landing_mode(pool: asyncpg.Pool, merchant_id: str) -> str:
     """Live mode for a merchant that has a live key, test mode otherwise."""
-    live = await ctx(request).pool.fetchval(
-        "SELECT true FROM api_keys WHERE merchant_id = $1 AND livemode LIMIT 1", user_merchant_id)
-    return f"{request.app[keys.PREFIX]}/{'live' if live else 'test'}/orders"
+    live = await pool.fetchval("SELECT true FROM api_keys WHERE merchant_id = $1 AND livemode LIMIT 1", merchant_id)
+    return "live" if live else "test"
+
+
+async def _landing(request: web.Request, user: users.StaffUser | sessions.Session) -> str:
+    """The orders of the landing mode; a role that may not see them starts at the merchant app's counter."""
+    if not allows(user.role, Can.SEE_ORDERS):
+        return f"{request.app[keys.PREFIX]}/app"
+    return f"{request.app[keys.PREFIX]}/{await landing_mode(ctx(request).pool, user.merchant_id)}/orders"
 
 
 def _form(request: web.Request, nonce: str, code: int = 200, error: str | None = None, email: str = "",
@@ -76,7 +84,7 @@ async def signin_page(request: web.Request) -> web.Response:
     session = await sessions.load(c.pool, c.derived.dashboard_session, request.cookies.get(sessions.COOKIE), c.clock())
     if session is not None:
         wanted = _next(request, request.query.get("next"))
-        raise web.HTTPSeeOther(wanted or await _landing(request, session.merchant_id))
+        raise web.HTTPSeeOther(wanted or await _landing(request, session))
     nonce = request.cookies.get(SIGNIN_COOKIE) or secrets.token_urlsafe(24)
     return _form(request, nonce, next_path=_next(request, request.query.get("next")))
 
@@ -93,7 +101,7 @@ async def signin(request: web.Request) -> web.Response:
     password = str(posted.get("password", ""))
     next_path = _next(request, str(posted.get("next", "")))
     ip = request.remote or "unknown"
-    wait = await _wait_s(c, email, ip)
+    wait = await wait_s(c, email, ip)
     if wait is not None:
         response = _form(request, nonce, 429, f"Too many failed sign-ins. Try again in {(wait + 59) // 60} minutes.",
                          email, next_path)
@@ -101,17 +109,17 @@ async def signin(request: web.Request) -> web.Response:
         return response
     user = await users.authenticate(c.pool, email, password) if email and password else None
     if user is None:
-        await _count_failure(c, email, ip)
+        await count_failure(c, email, ip)
         return _form(request, nonce, 401, "The email or the password is wrong.", email, next_path)
     await c.redis.delete(c.keys.signin_attempts_email(email))
     raw = await sessions.start(c.pool, c.derived.dashboard_session, user, c.clock())
-    redirect = web.HTTPSeeOther(next_path or await _landing(request, user.merchant_id))
+    redirect = web.HTTPSeeOther(next_path or await _landing(request, user))
     sessions.set_cookie(redirect, sessions.COOKIE, raw, request.app[keys.PREFIX], request.app[keys.SECURE],
                         max_age=int(sessions.LIFETIME.total_seconds()))
     raise redirect
 
 
-@signed_in
+@signed_in(Can.SIGN_OUT, while_locked=True)
 async def signout(request: web.Request) -> web.StreamResponse:
     await sessions.end(ctx(request).pool, request[keys.STAFF])
     redirect = web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin")

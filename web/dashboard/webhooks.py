@@ -6,6 +6,7 @@ from aiohttp import web
 
 from web.context import caller, ctx
 from web.dashboard.guard import done, form, signed_in
+from web.dashboard.roles import Can
 from web.errors import ApiError
 from webhooks import deliveries, endpoints
 from webhooks import events as event_log
@@ -24,7 +25,7 @@ async def endpoints_with_deliveries(request: web.Request) -> list[dict]:
         return found
 
 
-@signed_in
+@signed_in(Can.CONFIGURE)
 async def redeliver(request: web.Request) -> web.Response:
     """The same checks and write as POST .../webhook-endpoints/{id}/redeliver with an event_id."""
     api_key, c = caller(request), ctx(request)

@@ -16,10 +16,11 @@ _TYPES = {
     ".map": "application/json",
     ".ts": "text/plain; charset=utf-8",  # index.d.ts
     ".cts": "text/plain; charset=utf-8",  # index.d.cts
+    ".png": "image/png",  # the merchant app's icons
 }
 
 
-def _serve(folder: Path, name: str, headers: dict[str, str]) -> web.FileResponse:
+def serve(folder: Path, name: str, headers: dict[str, str]) -> web.FileResponse:
     path = folder / name
     kind = _TYPES.get(path.suffix)
     # Names come from the URL: only plain file names of known kinds, never a path out of the folder.
@@ -30,7 +31,7 @@ def _serve(folder: Path, name: str, headers: dict[str, str]) -> web.FileResponse
 
 async def sdk(request: web.Request) -> web.FileResponse:
     # Merchant pages on any origin load these, and a module script is fetched with CORS.
-    return _serve(SDK_DIST, request.match_info["name"], {
+    return serve(SDK_DIST, request.match_info["name"], {
         "Access-Control-Allow-Origin": "*",
         "Cross-Origin-Resource-Policy": "cross-origin",
         "Cache-Control": "public, max-age=300",
@@ -38,4 +39,4 @@ async def sdk(request: web.Request) -> web.FileResponse:
 
 
 async def assets(request: web.Request) -> web.FileResponse:
-    return _serve(ASSETS, request.match_info["name"], {"Cache-Control": "public, max-age=300"})
+    return serve(ASSETS, request.match_info["name"], {"Cache-Control": "public, max-age=300"})

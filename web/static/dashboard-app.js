@@ -52,6 +52,17 @@
     });
   });
 
+  // The system share sheet (a phone's messages, mail, chat apps) where the browser offers one; hidden elsewhere.
+  if (navigator.share) {
+    document.querySelectorAll('[data-share]').forEach(function (button) {
+      var field = document.getElementById(button.getAttribute('data-share'));
+      button.hidden = false;
+      button.addEventListener('click', function () {
+        navigator.share({ url: field.value }).catch(function () { /* the user closed the sheet */ });
+      });
+    });
+  }
+
   document.querySelectorAll('form[data-refund-form]').forEach(function (form) {
     var parts = form.querySelectorAll('[data-when]');
     var submit = form.querySelector('[type=submit]');
