@@ -118,3 +118,24 @@ async def test_a_sale_needs_the_sessions_csrf_token(stack, shop_staff):
                                          shop_staff.merchant_id) == 0
     finally:
         await http.close()
+
+
+async def test_a_sale_sent_again_with_its_idempotency_key_is_the_same_sale(stack, shop_staff):
+    """The app keeps a sale's key until it is answered: a tap again after a lost answer finds the first order."""
+    http, csrf = await signed_in(stack, shop_staff, "cashier")
+    try:
+        answers = []
+        for _ in range(2):
+            async with http.session.post(http.dashboard + "/test/app/sales", json={"amount": "7.25", "external_ref": "tap again"},
+                                         headers={"X-CSRF-Token": csrf, "Idempotency-Key": "sale-7-25-a"}) as response:
+                answers.append((response.status, await response.json()))
+        [(first_status, first), (again_status, again)] = answers
+        assert (first_status, again_status) == (201, 201)
+        assert again["order_id"] == first["order_id"]
+        assert again["checkout_url"] == first["checkout_url"]
+        sold = await stack.pool.fetchval("SELECT count(*) FROM counter_sales WHERE order_id = $1", first["order_id"])
+        made = await stack.pool.fetchval("SELECT count(*) FROM orders WHERE merchant_id = $1 AND external_ref = $2",
+                                         shop_staff.client.merchant_id, "tap again")
+        assert (sold, made) == (1, 1)
+    finally:
+        await http.close()

@@ -52,8 +52,8 @@
   }
 
   // Every call: the session's CSRF token, no cache, and a plain answer of what went wrong.
-  function call(method, path, body) {
-    var options = { method: method, credentials: 'same-origin', cache: 'no-store', headers: {} };
+  function call(method, path, body, headers) {
+    var options = { method: method, credentials: 'same-origin', cache: 'no-store', headers: headers || {} };
     if (me) options.headers['X-CSRF-Token'] = me.csrf;
     if (body) {
       options.headers['Content-Type'] = 'application/json';
@@ -173,11 +173,25 @@
     }, firstMs === undefined ? POLL_MS : firstMs);
   }
 
+  // A sale keeps its Idempotency-Key until it is answered: tapped again after a lost answer (the network dropped,
+  // the service was away), the same sale gets the order the first tap made, never a second one.
+  var pending = null;
+
+  function newKey() {
+    if (window.crypto.randomUUID) return window.crypto.randomUUID();
+    return Array.prototype.map.call(window.crypto.getRandomValues(new Uint8Array(16)), function (b) {
+      return (b < 16 ? '0' : '') + b.toString(16);
+    }).join('');
+  }
+
   function charge() {
     $('charge').disabled = true; // one sale per tap, however fast the taps
     $('sell-error').textContent = '';
     var note = $('note').value.trim();
-    call('POST', base() + '/sales', { amount: amountText(), external_ref: note || null }).then(function (sale) {
+    var body = { amount: amountText(), external_ref: note || null }, same = JSON.stringify(body);
+    if (!pending || pending.body !== same) pending = { body: same, key: newKey() };
+    call('POST', base() + '/sales', body, { 'Idempotency-Key': pending.key }).then(function (sale) {
+      pending = null;
       cents = 0;
       $('note').value = '';
       renderAmount();
