@@ -55,13 +55,33 @@ from webhooks import signing  # noqa: E402
 SETTLED = "payment.settled"
 
 
+class Moments:
+    """When each of a kind of thing (a block, an order's webhook) first reached the bench, and a wait for one."""
+
+    def __init__(self, what: str) -> None:
+        self.what, self.seen, self.moved = what, {}, asyncio.Event()
+
+    def note(self, key) -> None:
+        self.seen.setdefault(key, time.monotonic())
+        self.moved.set()
+
+    async def of(self, key, timeout: float) -> float:
+        deadline = time.monotonic() + timeout
+        while key not in self.seen:
+            self.moved.clear()
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(self.moved.wait(), max(0.0, deadline - time.monotonic()))
+            if time.monotonic() >= deadline:
+                raise TimeoutError(f"no {self.what} {key} within {timeout} s")
+        return self.seen[key]
+
+
 class Receiver:
     """The merchant's webhook endpoint: checks each signature, notes when each order's `payment.settled` arrived."""
 
     def __init__(self) -> None:
         self.secret = ""
-        self.settled: dict[str, float] = {}
-        self.arrived = asyncio.Event()
+        self.settled = Moments(f"{SETTLED} for")
 
     def app(self) -> web.Application:
         async def hook(request: web.Request) -> web.Response:
@@ -71,8 +91,7 @@ class Receiver:
                 return web.Response(status=400, text="bad signature")
             event = json.loads(body)
             if event["type"] == SETTLED:
-                self.settled.setdefault(event["data"]["order_id"], time.monotonic())
-                self.arrived.set()
+                self.settled.note(event["data"]["order_id"])
             return web.Response(text="ok")
 
         app = web.Application()
@@ -84,24 +103,13 @@ class Blocks:
     """When each block's `newHeads` announcement reached the bench."""
 
     def __init__(self, ws_url: str) -> None:
-        self.ws_url, self.seen, self.moved = ws_url, {}, asyncio.Event()
+        self.ws_url, self.announced = ws_url, Moments("announcement of block")
 
     async def follow(self) -> None:
         async with AsyncWeb3(WebSocketProvider(self.ws_url)) as w3:
             await w3.eth.subscribe("newHeads")
             async for message in w3.socket.process_subscriptions():
-                self.seen.setdefault(int(message["result"]["number"]), time.monotonic())
-                self.moved.set()
-
-    async def at(self, number: int, timeout: float) -> float:
-        deadline = time.monotonic() + timeout
-        while number not in self.seen:
-            self.moved.clear()
-            with contextlib.suppress(asyncio.TimeoutError):
-                await asyncio.wait_for(self.moved.wait(), max(0.0, deadline - time.monotonic()))
-            if time.monotonic() >= deadline:
-                raise TimeoutError(f"block {number} was not announced within {timeout} s")
-        return self.seen[number]
+                self.announced.note(int(message["result"]["number"]))
 
 
 async def serve(app: web.Application) -> tuple[web.AppRunner, str]:
@@ -154,15 +162,8 @@ class Buyer:
 
 async def settled_after(receiver: Receiver, blocks: Blocks, order_id: str, depth_block: int) -> float:
     """Seconds from the announcement of `depth_block` to the order's signed payment.settled."""
-    depth_at = await blocks.at(depth_block, timeout=60)
-    deadline = time.monotonic() + 60
-    while order_id not in receiver.settled:
-        receiver.arrived.clear()
-        with contextlib.suppress(asyncio.TimeoutError):
-            await asyncio.wait_for(receiver.arrived.wait(), max(0.0, deadline - time.monotonic()))
-        if time.monotonic() >= deadline:
-            raise TimeoutError(f"no {SETTLED} for {order_id} within 60 s of its depth")
-    return receiver.settled[order_id] - depth_at
+    depth_at = await blocks.announced.of(depth_block, timeout=60)
+    return await receiver.settled.of(order_id, timeout=60) - depth_at
 
 
 async def one_at_a_time(args, buyer: Buyer, blocks: Blocks, receiver: Receiver) -> list[float]:
@@ -255,10 +256,12 @@ async def main() -> None:
                 await asyncio.sleep(0.1)
             proxy = Proxy(node_url)  # the watcher's view of the node, every call counted
             receiver = Receiver()
+            urls = []
             for app in (proxy.app(), receiver.app()):
-                servers.append((await serve(app))[0])
-            proxy_url = f"http://127.0.0.1:{servers[0].addresses[0][1]}"
-            hook_url = f"http://127.0.0.1:{servers[1].addresses[0][1]}/hook"
+                server, url = await serve(app)
+                servers.append(server)
+                urls.append(url)
+            proxy_url, hook_url = urls[0], urls[1] + "/hook"
             ws_url = node_url.replace("http", "ws", 1)
             blocks = Blocks(ws_url)
             tasks.append(asyncio.create_task(blocks.follow()))
