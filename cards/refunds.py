@@ -23,7 +23,7 @@ from cards import accounts, amounts
 from cards.events import refund_reported
 from cards.provider import CardProvider, ProviderRefused, ProviderUnavailable, RefundFact
 from cards.providers import open_provider
-from common import faults, logs, probes, wiring
+from common import db, faults, logs, probes, wiring
 from common.clock import Clock, utcnow
 from common.config import Settings
 from common.secrets import Vault
@@ -141,11 +141,8 @@ async def serve(settings: Settings, stop: asyncio.Event, interval_s: float = 2.0
         try:
             async with probes.serving("cards", settings.host, settings.metrics_port,
                                       probes.basics(wired.pool, wired.redis)), wired.pool.acquire() as lock:
-                while not await lock.fetchval("SELECT pg_try_advisory_lock($1)", _LOCK):
-                    with contextlib.suppress(asyncio.TimeoutError):
-                        await asyncio.wait_for(stop.wait(), 5)
-                    if stop.is_set():
-                        return
+                if not await db.stand_by_for_lock(lock, _LOCK, stop):
+                    return
                 logs.announce(log, f"cards: sending card refunds to the providers every {interval_s} s")
                 await Sender(wired.pool, wired.vault, bus, settings).run(stop, interval_s)
         finally:

@@ -8,7 +8,6 @@ reaches it as a command with a deterministic id, so a restart that repeats a rep
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
 import socket
@@ -21,7 +20,7 @@ from chain_watchers import discovery, follow
 from chain_watchers.heads import Heads
 from chain_watchers.registry import FAMILIES, Network, Registry, load_registry
 from chain_watchers.watch import AdapterFactory, Bus, Watch, WatchOptions
-from common import backoff, logs, metrics, probes, wiring
+from common import backoff, db, logs, metrics, probes, wiring
 from common.clock import Clock, utcnow
 from common.config import Settings
 
@@ -177,11 +176,8 @@ async def serve(settings: Settings, family: str, stop: asyncio.Event) -> None:
         try:
             async with probes.serving(f"watch {family}", settings.host, settings.metrics_port,
                                       probes.basics(wired.pool, wired.redis)), wired.pool.acquire() as lock:
-                while not await lock.fetchval("SELECT pg_try_advisory_lock($1)", _LOCK + FAMILIES.index(family)):
-                    with contextlib.suppress(asyncio.TimeoutError):  # another process watches this family: stand by
-                        await asyncio.wait_for(stop.wait(), 5)
-                    if stop.is_set():
-                        return
+                if not await db.stand_by_for_lock(lock, _LOCK + FAMILIES.index(family), stop):
+                    return  # another process watched this family until the stop
                 logs.announce(log, f"watch: {family} watcher on {', '.join(n.slug for n in watcher.networks)}")
                 await watcher.run(stop)
         finally:

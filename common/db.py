@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 import asyncpg
@@ -70,6 +71,18 @@ async def connect(url: str, min_size: int = 2, max_size: int = 10,
     answering without closing its connections holds no process up for longer."""
     return await asyncpg.create_pool(url, min_size=min_size, max_size=max_size, server_settings=server_settings,
                                      command_timeout=command_timeout, connect=connect_one)
+
+
+async def stand_by_for_lock(conn: asyncpg.Connection, lock_id: int, stop: asyncio.Event,
+                            every_s: float = 5.0) -> bool:
+    """Take a session advisory lock on `conn`, standing by while another process holds it: one process of a kind
+    works, a second waits to take over. False when `stop` came first."""
+    while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", lock_id):
+        with contextlib.suppress(asyncio.TimeoutError):
+            await asyncio.wait_for(stop.wait(), every_s)
+        if stop.is_set():
+            return False
+    return True
 
 
 async def migrate(url: str) -> list[str]:

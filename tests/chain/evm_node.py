@@ -244,7 +244,7 @@ def registry_toml(rpc_url: str, *coins: Stablecoin, confirmations: int = CONFIRM
     name its ws_url and block_time_s."""
     lines = [f"[networks.{SLUG}]", 'family = "evm"', f"chain_id = {CHAIN_ID}", f'rpc_url = "{rpc_url}"',
              f"confirmations = {confirmations}", "testnet = true"]
-    lines += [f"{name} = {value!r}".replace("'", '"') for name, value in heads.items()]
+    lines += [f"{name} = {json.dumps(value)}" for name, value in heads.items()]  # a JSON string or number is TOML
     lines += ["stablecoins = ["]
     lines += [f'  {{ symbol = "{c.symbol}", address = "{c.address}", decimals = {c.decimals} }},' for c in coins]
     return "\n".join([*lines, "]", ""])
