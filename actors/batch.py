@@ -13,6 +13,7 @@ import msgspec
 from actors import history, invariants
 from actors import messages as m
 from actors.errors import Refused
+from actors.numbers import Key, NumberBlocks
 from actors.order import Order, decide, evolve, replay
 from actors.publication import publish
 from actors.store import Appended, Outcome, Prepared, Recorded, Wanted
@@ -29,28 +30,47 @@ class Decided(msgspec.Struct):
     # Commands that break the core's invariants: no producer of this service sends one, so each is answered as
     # the system's fault, recorded nowhere, and set aside for the operators with the refusal.
     broken: dict[str, m.DomainFailure] = {}
+    numbered: list[tuple[Key, int]] = []  # the order numbers the batch's new orders took
 
 
 def _numbered(cmd: m.Command) -> bool:
     return not isinstance(cmd, m.CreateOrder) or cmd.order_number != 0
 
 
-def wanted(envelopes: list[m.Envelope], held: Mapping[str, Order]) -> Wanted:
+def creations(envelopes: list[m.Envelope]) -> dict[Key, int]:
+    """The new orders of a batch that need a number, per merchant and mode."""
+    needed: dict[Key, int] = {}
+    for e in envelopes:
+        if not _numbered(e.command):
+            key = (e.command.merchant_id, e.command.livemode)
+            needed[key] = needed.get(key, 0) + 1
+    return needed
+
+
+def wanted(envelopes: list[m.Envelope], held: Mapping[str, Order], numbers: NumberBlocks) -> Wanted:
+    """What to read before deciding. The batch's new orders are numbered as if the worker held none: another lane
+    may take those it holds while this batch waits for PostgreSQL."""
     creations = {e.command_id: (e.command_id, e.command.merchant_id, e.command.livemode)
                  for e in envelopes if not _numbered(e.command)}
     return Wanted(
         command_ids=[e.command_id for e in envelopes],
         # A membership test per command: a set difference with the cache would walk all of it.
         order_ids=list({e.command.order_id for e in envelopes if e.command.order_id not in held}),
-        creations=list(creations.values()),
+        creations=[(command_id, merchant_id, livemode,
+                    max(0, numbers.wanted((merchant_id, livemode)) - numbers.held((merchant_id, livemode))))
+                   for command_id, merchant_id, livemode in creations.values()],
         transfers=list({(e.command.network, e.command.tx_hash) for e in envelopes
                         if isinstance(e.command, m.SubmitRefundTx)}),
     )
 
 
-def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[str, Order]) -> Decided:
+def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[str, Order],
+                 numbers: NumberBlocks) -> Decided:
+    """New orders take their numbers from `numbers`, which first receives those the batch's prepare handed out; a
+    number whose order was refused goes back to it."""
+    for key, (first, last) in prepared.numbers.items():
+        numbers.add(key, first, last)
     known = dict(prepared.recorded)
-    numbers = {key: iter(range(first, last + 1)) for key, (first, last) in prepared.numbers.items()}
     claims = dict(prepared.claims)  # and the claims made by the batch's earlier commands
     decided = Decided([], [], {}, {})
     for env in envelopes:
@@ -61,8 +81,10 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
             decided.outcomes.append(_refused(env, _NOTHING_RECORDED))
             continue
         cmd = env.command
+        number = None
         if not _numbered(cmd):
-            cmd = msgspec.structs.replace(cmd, order_number=next(numbers[(cmd.merchant_id, cmd.livemode)]))
+            number = ((cmd.merchant_id, cmd.livemode), numbers.take((cmd.merchant_id, cmd.livemode)))
+            cmd = msgspec.structs.replace(cmd, order_number=number[1])
         elif isinstance(cmd, m.SubmitRefundTx):
             cmd = msgspec.structs.replace(cmd, claimed_by=claims.get((cmd.network, cmd.tx_hash), ""))
         order_id = cmd.order_id
@@ -72,6 +94,13 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
         except Refused as breach:
             decided.broken[env.command_id] = breach.failure
             decided.outcomes.append(internal_error(env))
+            outcome = None
+        if number is not None:
+            if outcome is not None and outcome.appended:
+                decided.numbered.append(number)
+            else:
+                numbers.give_back(*number)
+        if outcome is None:
             continue
         if outcome.appended:
             decided.changed[order_id] = state

@@ -4,7 +4,9 @@ The worker's partitions are shared out among a few lanes, each with its own Post
 connection, so that one lane decides its batch while another waits for its commit. Per batch a
 lane reads from its partitions, answers already-recorded commands from the dedupe table, runs
 the rest through their order's pure transitions, commits everything in one transaction, then
-replies, acks and publishes. A crash anywhere before the ack leaves the commands pending; the
+replies, acks and publishes. A batch that only creates orders, under numbers the worker holds,
+reads nothing first: the dedupe table's unique key refuses its commit if one of them was
+recorded before, and it is decided again the long way. A crash anywhere before the ack leaves the commands pending; the
 next owner re-reads them and the dedupe rows make the replay harmless.
 """
 
@@ -26,6 +28,7 @@ from redis import exceptions as redis_errors
 from actors import batch, intake, store
 from actors import messages as m
 from actors.leases import Leases
+from actors.numbers import NumberBlocks
 from actors.order import Order
 from common import faults, metrics
 from common.clock import utcnow
@@ -51,6 +54,7 @@ return #ARGV / 2
 """
 RESTART_DELAY_S = 0.5  # before a lane or the lease keeper that died starts again
 _OK, _REFUSED, _RETRIED, _DEAD = (metrics.COMMANDS.labels(o) for o in ("ok", "refused", "retried", "dead_lettered"))
+_AT_ONCE, _PREPARED, _AGAIN = (metrics.BATCHES.labels(how) for how in ("at_once", "prepared", "decided_again"))
 
 
 class BatchHooks:
@@ -111,8 +115,9 @@ class Worker:
     def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, worker_id: str,
                  lease_ttl_ms: int = 5000, batch_size: int = 500, lanes: int = 2, *,
                  max_deliveries: int = 5, retention_s: int = 86_400, max_skew_s: float = 300,
-                 hooks: BatchHooks | None = None):
+                 hooks: BatchHooks | None = None, numbers: NumberBlocks | None = None):
         self.pool = pool
+        self.numbers = numbers or NumberBlocks()  # shared by the lanes
         self.hooks = hooks or BatchHooks()
         self.redis = redis
         self.keys = keys
@@ -395,11 +400,32 @@ class Worker:
         # answered order_not_found.
         held = {order_id: self._cache[order_id] for order_id in {e.command.order_id for e in envelopes}
                 if order_id in self._cache}
-        prepared = await store.prepare(conn, batch.wanted(envelopes, held))
+        needed = batch.creations(envelopes)
+        self.numbers.note(needed)
+        if needed and self._new_orders_only(envelopes, held, needed):
+            # Nothing to read: the orders are new, their numbers held. A command recorded before (a retry) or an
+            # order that exists after all makes the commit fail on its unique key, and the batch is decided again
+            # against what PostgreSQL holds.
+            try:
+                outcomes = await self._decide_and_commit(conn, envelopes, store.Prepared({}, {}, {}, {}), held, published)
+                _AT_ONCE.inc()
+                return outcomes
+            except asyncpg.UniqueViolationError:
+                _AGAIN.inc()
+        prepared = await store.prepare(conn, batch.wanted(envelopes, held, self.numbers))
         for order in prepared.orders.values():
             self._remember(order)
-        found = held | prepared.orders
-        decided = batch.decide_batch(envelopes, prepared, found)
+        _PREPARED.inc()
+        return await self._decide_and_commit(conn, envelopes, prepared, held | prepared.orders, published)
+
+    def _new_orders_only(self, envelopes: list[m.Envelope], held: dict[str, Order], needed: dict) -> bool:
+        """Whether every command of the batch creates an order this worker does not hold, under a number it holds."""
+        return (sum(needed.values()) == len(envelopes) and not held and not any(e.recorded_only for e in envelopes)
+                and self.numbers.covers(needed))
+
+    async def _decide_and_commit(self, conn: asyncpg.Connection, envelopes: list[m.Envelope], prepared: store.Prepared,
+                                 found: dict[str, Order], published: list[str]) -> list[store.Outcome | Failure]:
+        decided = batch.decide_batch(envelopes, prepared, found, self.numbers)
         self.hooks.before_commit()
         try:
             # One statement, so one transaction of its own: no BEGIN and COMMIT round trips around it.
@@ -407,9 +433,14 @@ class Worker:
             await self.hooks.commit(store.commit(conn, decided.fresh, decided.changed, decided.encoded, published,
                                                  found))
             metrics.COMMIT_DURATION.observe(time.perf_counter() - started)
-        except BaseException:
+        except BaseException as exc:
             for order_id in decided.changed:
                 self._cache.pop(order_id, None)
+            if isinstance(exc, asyncpg.PostgresError) and not isinstance(exc, faults.UNAVAILABLE):
+                # PostgreSQL refused the statement, so none of its orders was stored: their numbers go to the next
+                # new orders. After a lost connection the commit may have happened, and they are not reused.
+                for key, number in decided.numbered:
+                    self.numbers.give_back(key, number)
             raise
         for order in decided.changed.values():
             self._remember(order)

@@ -67,14 +67,17 @@ class Wanted(msgspec.Struct, frozen=True):
 
     command_ids: list[str]
     order_ids: list[str]  # orders the worker does not hold in memory
-    creations: list[tuple[str, str, bool]]  # (command_id, merchant_id, livemode) of orders needing a number
+    # (command_id, merchant_id, livemode, extra) of orders needing a number; `extra` more are handed out with
+    # them, for the worker to hold (actors/numbers.py)
+    creations: list[tuple[str, str, bool, int]]
     transfers: list[tuple[str, str]]  # (network, tx_hash) of refund transfers posted in the batch
 
 
 class Prepared(msgspec.Struct):
     recorded: dict[str, Recorded]
     orders: dict[str, Order]
-    # The order numbers handed to this batch, per (merchant_id, livemode): first and last, inclusive.
+    # The order numbers handed to this batch and the worker's block, per (merchant_id, livemode): first and last,
+    # inclusive.
     numbers: dict[tuple[str, bool], tuple[int, int]]
     # The refund holding each of the batch's posted transfers, where one already does.
     claims: dict[tuple[str, str], str]
@@ -83,11 +86,11 @@ class Prepared(msgspec.Struct):
 FIRST_ORDER_NUMBER = 1001
 
 # Numbers are handed out here, outside the batch's transaction, so that concurrent workers never wait on
-# each other's commits; a number whose order is refused, or whose batch fails, stays unused.
+# each other's commits; the worker holds those its batch does not use (actors/numbers.py).
 _PREPARE = """
 WITH wanted AS (
-    SELECT merchant_id, livemode, count(*) AS n
-    FROM unnest($3::text[], $4::text[], $5::bool[]) AS w(command_id, merchant_id, livemode)
+    SELECT merchant_id, livemode, count(*) + max(extra) AS n
+    FROM unnest($3::text[], $4::text[], $5::bool[], $9::int[]) AS w(command_id, merchant_id, livemode, extra)
     WHERE NOT EXISTS (SELECT 1 FROM commands c WHERE c.command_id = w.command_id)
     GROUP BY merchant_id, livemode
 ), numbered AS (
@@ -115,10 +118,10 @@ FROM refund_transactions t JOIN unnest($7::text[], $8::text[]) AS p(network, tx_
 async def prepare(conn: asyncpg.Connection, wanted: Wanted) -> Prepared:
     """The recorded answers of these commands (with the events that rebuild the views they answered), the stored
     state of these orders and the order numbers the new orders need, in one round trip."""
-    creations = _columns(wanted.creations, 3)
+    command_ids, merchant_ids, modes, extras = _columns(wanted.creations, 4)
     transfers = _columns(wanted.transfers, 2)
-    rows = await conn.fetch(_PREPARE, wanted.command_ids, wanted.order_ids, *creations, FIRST_ORDER_NUMBER,
-                            *transfers)
+    rows = await conn.fetch(_PREPARE, wanted.command_ids, wanted.order_ids, command_ids, merchant_ids, modes,
+                            FIRST_ORDER_NUMBER, *transfers, extras)
     prepared = Prepared({}, {}, {}, {})
     commands, past = [], {}
     for r in rows:

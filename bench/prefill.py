@@ -31,6 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from actors import batch, store
 from actors import messages as m
+from actors.numbers import NumberBlocks
 from common import db
 from common.clock import utcnow
 from common.ids import random_id
@@ -45,8 +46,9 @@ async def _apply(pool: asyncpg.Pool, command: m.Command) -> None:
     """One command decided against its order's stored state and committed, as an actor does a batch of one."""
     envelope = m.Envelope(command_id=random_id("cmd"), command=command)
     async with pool.acquire() as conn:
-        prepared = await store.prepare(conn, batch.wanted([envelope], {}))
-        decided = batch.decide_batch([envelope], prepared, prepared.orders)
+        numbers = NumberBlocks()
+        prepared = await store.prepare(conn, batch.wanted([envelope], {}, numbers))
+        decided = batch.decide_batch([envelope], prepared, prepared.orders, numbers)
         assert not decided.broken and decided.outcomes[0].appended, decided.outcomes[0]
         await store.commit(conn, decided.fresh, decided.changed, decided.encoded, [], prepared.orders)
 
