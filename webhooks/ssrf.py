@@ -36,7 +36,10 @@ def refusal(url: str, livemode: bool) -> tuple[str, str] | None:
     """Why an endpoint URL is refused at registration, as (code, message), or None.
 
     The connection-time guard is the real protection; this only tells the merchant early."""
-    parsed = URL(url)
+    try:
+        parsed = URL(url)
+    except ValueError:  # a host name IDNA cannot encode (UnicodeError), a port out of range
+        return "invalid_url", "`url` must be an absolute http(s) URL with a valid host name."
     if parsed.scheme not in ("http", "https") or not parsed.host:
         return "invalid_url", "`url` must be an absolute http(s) URL."
     if parsed.user is not None or parsed.password is not None:

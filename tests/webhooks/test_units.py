@@ -95,6 +95,8 @@ def test_public_addresses(address, allowed):
     ("https://printer.local/x", True, "url_not_public"),
     ("https://u:p@example.com/x", False, "invalid_url"),
     ("https:///nohost", False, "invalid_url"),
+    ("https://a\U0010ca13b.example/x", False, "invalid_url"),  # a host name IDNA cannot encode
+    ("https://example.com:99999/x", False, "invalid_url"),
 ])
 def test_registration_check(url, live, refused):
     got = ssrf.refusal(url, live)
