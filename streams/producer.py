@@ -15,7 +15,8 @@ import msgspec
 from collections.abc import Callable
 from typing import Any
 
-from streams.connection import Client, blocking_reader, close_reader, stream_entries
+from streams import buckets
+from streams.connection import Client, blocking_reader, close_reader, is_cluster, stream_entries
 from streams.names import Keys
 from streams.pipeliner import Pipeliner, Script
 
@@ -32,10 +33,28 @@ class SignatureSpent(Exception):
     """The request's signature was used before: its command was not enqueued."""
 
 
+class Limited(Exception):
+    """The caller's bucket had no token for the command: nothing was spent or enqueued."""
+
+
 # Both keys share the partition's hash tag, so the script stays within one Redis Cluster slot.
 _SPEND_THEN_ADD = Script("""
 if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return false end
 return redis.call('XADD', KEYS[2], '*', 'm', ARGV[2])
+""")
+# On a single server (where one script may touch keys of any slot) the caller's token is taken in the same call,
+# first: a refusal spends and enqueues nothing. The bucket's verdict comes back, with 1 when the command was
+# enqueued and 0 when its signature was spent before.
+_TAKE_SPEND_THEN_ADD = Script(buckets.TAKE_FUNCTION + """
+local verdict = take(KEYS[3], tonumber(ARGV[3]), tonumber(ARGV[4]), 1)
+if verdict[1] == 0 then return verdict end
+if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then
+  redis.call('XADD', KEYS[2], '*', 'm', ARGV[2])
+  verdict[5] = 1
+else
+  verdict[5] = 0
+end
+return verdict
 """)
 
 
@@ -74,18 +93,39 @@ class CommandBus:
         with contextlib.suppress(Exception):
             await self.redis.delete(self.reply_stream)
 
-    async def send(self, envelope: Any, signature: str | None = None, signature_ttl_s: int = 0) -> None:
+    async def send(self, envelope: Any, signature: str | None = None, signature_ttl_s: int = 0,
+                   take: buckets.Take | None = None) -> None:
         """Append the command to its partition's stream, without waiting for an answer. With a request's
-        signature, spend it in the same call: a signature spent already enqueues nothing (SignatureSpent)."""
+        signature, spend it in the same call: a signature spent already enqueues nothing (SignatureSpent). With
+        a token to take, take it first in that call too (on a single server only: see `takes_with_commands`);
+        no token enqueues nothing (Limited)."""
         partition = self.keys.partition_of(self.partition_key(envelope))
         stream = self.keys.commands(partition)
         if signature is None:
             await self.pipeliner.call("XADD", stream, "*", "m", _encode(envelope))
-        elif await self.pipeliner.run(_SPEND_THEN_ADD, 2, self.keys.signature_seen(signature, partition), stream,
-                                      signature_ttl_s, _encode(envelope)) is None:
+            return
+        seen = self.keys.signature_seen(signature, partition)
+        if take is None:
+            if await self.pipeliner.run(_SPEND_THEN_ADD, 2, seen, stream, signature_ttl_s, _encode(envelope)) is None:
+                raise SignatureSpent(signature)
+            return
+        bucket = take.bucket
+        reply = await self.pipeliner.run(_TAKE_SPEND_THEN_ADD, 3, seen, stream, bucket.key, signature_ttl_s,
+                                         _encode(envelope), bucket.per_us, bucket.burst)
+        take.verdict = buckets.verdict(reply)
+        if not take.verdict.allowed:
+            raise Limited(signature)
+        if not reply[4]:
             raise SignatureSpent(signature)
 
-    async def ask(self, envelope: Any, signature: str | None = None, signature_ttl_s: int = 0) -> Any:
+    @property
+    def takes_with_commands(self) -> bool:
+        """Whether send() can take a token in the call that enqueues: a script on a Redis Cluster may only touch
+        keys of one slot, and a caller's bucket is not in its command's partition."""
+        return not is_cluster(self.redis)
+
+    async def ask(self, envelope: Any, signature: str | None = None, signature_ttl_s: int = 0,
+                  take: buckets.Take | None = None) -> Any:
         envelope = msgspec.structs.replace(envelope, reply_to=self.reply_stream)
         loop = asyncio.get_running_loop()
         answer: asyncio.Future[Any] = loop.create_future()
@@ -95,7 +135,7 @@ class CommandBus:
         timer = loop.call_later(self.timeout_s, _expire, answer, envelope.command_id)
         started, outcome = time.perf_counter(), "failed"
         try:
-            await self.send(envelope, signature, signature_ttl_s)
+            await self.send(envelope, signature, signature_ttl_s, take)
             reply = await answer
             outcome = "answered"
             return reply

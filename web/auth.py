@@ -78,12 +78,13 @@ async def signature_middleware(request: web.Request, handler):
         raise ApiError(401, "invalid_signature", "X-Signature does not match the request signed with the secret key.", "X-Signature")
     request[CALLER] = api_key
     logs.note(merchant_id=api_key.merchant_id)
-    await rate_limits.check_api_key(request)
-    if request.method in SAFE_METHODS:
-        return await handler(request)
-    if request.match_info.handler in request.app[ONE_COMMAND]:
+    one_command = request.method not in SAFE_METHODS and request.match_info.handler in request.app[ONE_COMMAND]
+    if one_command:
         request[UNSPENT_SIGNATURE] = signature  # submit() spends it with the command (web/route.py)
         request[SIGNED_AT_MS] = signed_at_ms
-    else:
+        if c.bus.takes_with_commands:
+            return await rate_limits.with_command(request, handler)
+    await rate_limits.check_api_key(request)
+    if not one_command and request.method not in SAFE_METHODS:
         await spend(request, signature)
     return await handler(request)

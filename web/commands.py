@@ -16,8 +16,8 @@ from common import logs, money
 from common.ids import derived_id, keyed_command_id, random_id, same_but_time
 from readmodel import order as views
 from readmodel.order import OrderView
-from streams.producer import ReplyTimeout, SignatureSpent
-from web import decoding, request_ids
+from streams.producer import Limited, ReplyTimeout, SignatureSpent
+from web import decoding, rate_limits, request_ids
 from web.context import COMMAND_ID, SIGNED_AT_MS, UNSPENT_SIGNATURE, caller, ctx
 from web.errors import ApiError
 from web.idempotency import request_hash
@@ -114,8 +114,11 @@ async def ask(request: web.Request, envelope: m.Envelope, *, signed: bool = Fals
         if not signed:
             reply = await c.bus.ask(envelope)
         else:
+            taken = request.get(rate_limits.TAKE_WITH_COMMAND)
             try:
-                reply = await c.bus.ask(envelope, request.get(UNSPENT_SIGNATURE), replay_ttl(c.settings))
+                reply = await c.bus.ask(envelope, request.get(UNSPENT_SIGNATURE), replay_ttl(c.settings), taken)
+            except Limited:
+                raise rate_limits.api_key_refusal(rate_limits.Verdict.of(taken)) from None
             except SignatureSpent:
                 if idempotency_key(request) is None:
                     raise replayed() from None

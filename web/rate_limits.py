@@ -1,7 +1,7 @@
 """Token buckets in Redis: per API key on the B2B API, per client IP on the hosted pages.
 
-Each bucket is one Redis key updated by one Lua script (GCRA: the key holds the time at which the bucket is
-full again), so the check is atomic across web processes and stays within one Redis Cluster slot.
+Each bucket is one Redis key updated by one Lua script (streams/buckets.py), so the check is atomic across web
+processes and stays within one Redis Cluster slot.
 """
 
 from __future__ import annotations
@@ -11,28 +11,10 @@ from typing import NamedTuple
 
 from aiohttp import web
 
-from streams.pipeliner import Script
-from web.context import CALLER, ctx
+from streams.buckets import TAKE, Bucket, Take
+from streams.buckets import verdict as read_verdict
+from web.context import CALLER, COMMAND_ID, ctx
 from web.errors import ApiError
-
-# KEYS[1]: the bucket. ARGV: microseconds per token, burst, cost (0 asks whether one token is there, taking
-# none). Redis's own clock, so web processes whose clocks differ share one bucket fairly.
-_TAKE = Script("""
-local per, burst, cost = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
-local tat = math.max(tonumber(redis.call('GET', KEYS[1]) or now), now)
-local new_tat = tat + math.max(cost, 1) * per
-local allow_at = new_tat - burst * per
-if now < allow_at then
-  return {0, 0, math.ceil((allow_at - now) / 1000), math.ceil((tat - now) / 1000)}
-end
-if cost > 0 then
-  tat = new_tat
-  redis.call('SET', KEYS[1], string.format('%.0f', tat), 'PX', math.max(1, math.ceil((tat - now) / 1000)))
-end
-return {1, math.floor((now - (tat - burst * per)) / per), 0, math.ceil((tat - now) / 1000)}
-""")
 
 # Unknown tokens on the hosted pages, per client IP: 20 at once, then one every 6 s. A buyer mistypes a link
 # now and then; a script guessing tokens is slowed to 600 guesses an hour.
@@ -58,25 +40,60 @@ class Verdict(NamedTuple):
     def refusal(self, code: str, message: str) -> ApiError:
         return ApiError(429, code, message, headers=self.headers())
 
+    @classmethod
+    def of(cls, take: Take) -> Verdict:
+        allowed, remaining, retry_ms, reset_ms = take.verdict
+        return cls(allowed, take.bucket.burst, remaining, retry_ms, reset_ms)
+
 
 VERDICT: web.RequestKey[Verdict] = web.RequestKey("rate_limit", Verdict)
+# A write that sends one command takes its token in the call that sends it (web/commands.py).
+TAKE_WITH_COMMAND: web.RequestKey[Take] = web.RequestKey("take_with_command", Take)
+
+
+def _bucket(request: web.Request, name: str, per_second: float, burst: int) -> Bucket:
+    return Bucket(ctx(request).keys.rate_limit(name), max(1, round(1_000_000 / per_second)), burst)
 
 
 async def take(request: web.Request, bucket: str, per_second: float, burst: int, cost: int = 1) -> Verdict:
-    c = ctx(request)
-    args = (1, c.keys.rate_limit(bucket), max(1, round(1_000_000 / per_second)), burst, cost)
-    allowed, remaining, retry_ms, reset_ms = await c.bus.pipeliner.run(_TAKE, *args)
-    return Verdict(bool(allowed), burst, remaining, retry_ms, reset_ms)
+    taken = Take(_bucket(request, bucket, per_second, burst))
+    taken.verdict = read_verdict(await ctx(request).bus.pipeliner.run(TAKE, 1, *taken.bucket, cost))
+    return Verdict.of(taken)
+
+
+def _api_key_bucket(request: web.Request) -> tuple[str, float, int]:
+    """The caller's bucket: its merchant's own limits, or the defaults."""
+    api_key, settings = request[CALLER], ctx(request).settings
+    return (f"key:{api_key.public_key}", api_key.rate_limit_rps or settings.rate_limit_rps,
+            api_key.rate_limit_burst or settings.rate_limit_burst)
 
 
 async def check_api_key(request: web.Request) -> None:
-    """The caller's bucket: its merchant's own limits, or the defaults."""
-    api_key, settings = request[CALLER], ctx(request).settings
-    verdict = await take(request, f"key:{api_key.public_key}", api_key.rate_limit_rps or settings.rate_limit_rps,
-                         api_key.rate_limit_burst or settings.rate_limit_burst)
+    verdict = await take(request, *_api_key_bucket(request))
     request[VERDICT] = verdict
     if not verdict.allowed:
-        raise verdict.refusal("rate_limited", "Too many requests for this API key; retry after `Retry-After` seconds.")
+        raise api_key_refusal(verdict)
+
+
+def api_key_refusal(verdict: Verdict) -> ApiError:
+    return verdict.refusal("rate_limited", "Too many requests for this API key; retry after `Retry-After` seconds.")
+
+
+async def with_command(request: web.Request, handler):
+    """Serve a write that sends one command, its token taken in the call that sends it, on a Redis where one call
+    can (streams/producer.py): one Redis call for the limit, the signature and the command. A request that ends
+    without sending its command (a refused body, say) takes its token here, as every request once did before its
+    handler, so a caller over its limit is refused whatever it sends."""
+    taken = request[TAKE_WITH_COMMAND] = Take(_bucket(request, *_api_key_bucket(request)))
+    try:
+        response = await handler(request)
+    except (ApiError, web.HTTPException):
+        if taken.verdict is None and COMMAND_ID not in request:
+            await check_api_key(request)
+        raise
+    if taken.verdict is None and COMMAND_ID not in request:
+        await check_api_key(request)
+    return response
 
 
 @web.middleware
@@ -107,5 +124,7 @@ async def page_rate_limit_middleware(request: web.Request, handler):
 async def add_headers(request: web.Request, response: web.StreamResponse) -> None:
     """Every answer to a limited request tells the client where its bucket stands (app.on_response_prepare)."""
     verdict = request.get(VERDICT)
+    if verdict is None and (taken := request.get(TAKE_WITH_COMMAND)) is not None and taken.verdict is not None:
+        verdict = Verdict.of(taken)
     if verdict is not None:
         response.headers.update(verdict.headers())

@@ -62,6 +62,17 @@ async def test_session_payment_refund_and_webhook(service):
         await receiver.stop()
 
 
+async def test_a_write_takes_its_token_in_a_call_of_its_own(service):
+    """A script on a cluster touches one slot: the caller's bucket is not in its command's, so a write takes its
+    token before its command is sent, and still answers where its bucket stands."""
+    _svc, client, _pool = service
+    path, body = "/b2b/v1/checkout-sessions/quick", json.dumps({"amount": "1.00"}).encode()
+    headers = await client.fresh_headers("POST", path, body)
+    async with client.http.post(client.base_url + path, data=body, headers=headers) as resp:
+        assert resp.status == 201, await resp.text()
+        assert 0 <= int(resp.headers["X-RateLimit-Remaining"]) < int(resp.headers["X-RateLimit-Limit"])
+
+
 async def test_a_killed_worker_s_partitions_are_taken_over(service):
     svc, client, pool = service
     svc.procs["actors-1"].kill()

@@ -14,6 +14,8 @@ import pytest
 from aiohttp.test_utils import TestServer
 
 from common import merchants
+from streams.names import Keys
+from tests.conftest import running
 from tests.support.client import Signed
 from web.app import init_app
 
@@ -127,3 +129,56 @@ async def test_unknown_tokens_from_one_address_are_slowed_down(stack, settings):
             assert int(resp.headers["Retry-After"]) >= 1
     finally:
         await server.close()
+
+
+@pytest.fixture
+async def limited_stack(settings, pool, redis):
+    """Web and actors with small limits, under a Redis prefix of their own: writes need their commands answered."""
+    small = msgspec.structs.replace(settings, redis_prefix=f"{settings.redis_prefix}rw{secrets.token_hex(3)}:",
+                                    rate_limit_rps=1, rate_limit_burst=3)
+    async with running(small, pool, redis, Keys(small.redis_prefix, small.partitions)) as stack:
+        yield stack
+
+
+async def _post(client: Signed, payload, path: str = "/b2b/v1/checkout-sessions/quick", key: str | None = None):
+    body = json.dumps(payload).encode()
+    headers = await client.fresh_headers("POST", path, body) | ({"Idempotency-Key": key} if key else {})
+    async with client.http.post(client.base_url + path, data=body, headers=headers) as resp:
+        return resp.status, resp.headers, await resp.json()
+
+
+async def test_writes_take_their_token_with_their_command_and_one_refused_creates_nothing(limited_stack):
+    stack = limited_stack
+    client = await stack.merchant()
+    for left in (2, 1, 0):
+        status, headers, _ = await _post(client, {"amount": "1.00"})
+        assert status == 201 and headers["X-RateLimit-Remaining"] == str(left)
+    status, headers, body = await _post(client, {"amount": "1.00", "external_ref": "over-the-limit"})
+    assert status == 429 and body["error"]["code"] == "rate_limited"
+    assert headers["Retry-After"] == "1" and headers["X-RateLimit-Limit"] == "3"
+    orders = await stack.pool.fetch("SELECT external_ref FROM orders WHERE merchant_id = $1", client.merchant_id)
+    assert len(orders) == 3 and "over-the-limit" not in {o["external_ref"] for o in orders}
+    # The refused request's signature was not spent: signed again, the same write goes through once a token is back.
+    await asyncio.sleep(int(headers["Retry-After"]))
+    status, _, created = await _post(client, {"amount": "1.00", "external_ref": "over-the-limit"})
+    assert status == 201
+
+
+async def test_writes_refused_before_their_command_take_tokens_too(limited_stack):
+    stack = limited_stack
+    client = await stack.merchant()
+    for left in (2, 1, 0):
+        status, headers, body = await _post(client, {"amount": "-1"})
+        assert status == 422 and headers["X-RateLimit-Remaining"] == str(left), body
+    status, _, body = await _post(client, {"amount": "1.00"})
+    assert status == 429 and body["error"]["code"] == "rate_limited"
+    assert await stack.pool.fetchval("SELECT count(*) FROM orders WHERE merchant_id = $1", client.merchant_id) == 0
+
+
+async def test_a_keyed_retry_takes_a_token_and_gets_the_first_answer(limited_stack):
+    client = await limited_stack.merchant()
+    key = f"retry-{secrets.token_hex(4)}"
+    first = await _post(client, {"amount": "2.00"}, key=key)
+    again = await _post(client, {"amount": "2.00"}, key=key)
+    assert (first[0], again[0]) == (201, 201) and first[2]["order_id"] == again[2]["order_id"]
+    assert again[1]["X-RateLimit-Remaining"] == "1"
