@@ -12,9 +12,11 @@ in the same run, on the same machine, with the same load generator.
 The peer is the design a careful team would build instead (bench/peer.py): an aiohttp and asyncpg application of
 its own, with tables of its own (the schema `peer`), that checks each request's signature, spends it in Redis and
 writes all the request's changes (order, session, refund, events, outbox row, the Idempotency-Key's answer) in one
-SQL statement. Each design gets the same two cores: the pipeline as `--web` web and `--workers` actor processes,
-the peer as `--peer-processes` processes sharing its port. Every request carries an Idempotency-Key of its own
-unless --no-keys. Each design gets --rounds rounds; each round prints requests/s, p50, p99, peak RSS per process,
+SQL statement. Each design gets the same two cores: the pipeline as `--web` web (2) and `--workers` actor (1)
+processes, the peer as `--peer-processes` (2) processes sharing its port. Every request carries an Idempotency-Key
+of its own unless --no-keys. Each design gets --rounds rounds, the designs taking turns, each round on processes
+started for it (the speed of a shared virtual machine drifts within minutes: turns give both the same drift); each
+round prints requests/s, p50, p99, peak RSS per process,
 CPU per request by process (PostgreSQL, Redis and wrk included), the WAL PostgreSQL wrote per request and, after a
 VACUUM of the design's tables, their size per order they hold; the report keeps every round and names the median
 one (by requests/s) the design's figures. The prefill fills the service's tables only: the peer's start empty.
@@ -36,6 +38,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import aiohttp
 import asyncpg
@@ -255,13 +258,40 @@ async def measure(name, procs, url, pair, args, conn: asyncpg.Connection, tag: s
     return result
 
 
-async def rounds(name, procs, url, pair, args, conn: asyncpg.Connection, after_round=None) -> list[dict]:
-    """--rounds rounds of one design; with the refund mix, all of them refund the same paid orders."""
-    await wait_http(url)
-    paid = await paid_orders(url, pair, PAID_ORDERS) if args.mix == "refunds" else []
-    figures = []
+class Design(NamedTuple):
+    name: str
+    commands: list[tuple[list[str], int, str]]  # (command, processes, name prefix)
+    port: int
+    settle_s: float  # after its servers answer: the actors take their leases
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+async def alternate(designs: list[Design], env: dict, pair, args, conn: asyncpg.Connection,
+                    running: dict[str, subprocess.Popen], after_round=None) -> dict[str, list[dict]]:
+    """--rounds rounds of each design, the designs taking turns, each round on processes started for it: the speed
+    of a shared virtual machine drifts by tens of percent within minutes, and turns give both designs the same
+    drift. With the refund mix, every round of a design refunds the same paid orders, paid in its first round."""
+    figures: dict[str, list[dict]] = {d.name: [] for d in designs}
+    paid: dict[str, list[str]] = {}
     for n in range(args.rounds):
-        figures.append(await measure(name, procs, url, pair, args, conn, f"{name}-{n}", paid))
+        for design in designs:
+            procs = {}
+            for command, count, prefix in design.commands:
+                procs |= start(command, env, count, prefix)
+            running.update(procs)
+            try:
+                await wait_http(design.url)
+                await asyncio.sleep(design.settle_s)
+                if design.name not in paid:
+                    paid[design.name] = (await paid_orders(design.url, pair, PAID_ORDERS) if args.mix == "refunds"
+                                         else [])
+                figures[design.name].append(await measure(design.name, procs, design.url, pair, args, conn,
+                                                          f"{design.name}-{n}", paid[design.name]))
+            finally:
+                stop(procs)
         if after_round is not None:
             await after_round(n)
     return figures
@@ -323,7 +353,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--workers", type=int, default=1, help="actor worker processes of the pipeline")
-    parser.add_argument("--web", type=int, default=1, help="web processes of the pipeline (sharing the port)")
+    parser.add_argument("--web", type=int, default=2,
+                        help="web processes of the pipeline (sharing the port; one a core, as the peer's)")
     parser.add_argument("--peer-processes", type=int, default=2, help="processes of the peer (sharing the port)")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--max-rate", type=int, default=15000, help="requests signed per second of run")
@@ -385,28 +416,27 @@ async def main() -> None:
             say(f"{design:>9}: median of {len(figures)} rounds {report[design]['rps']:.0f} req/s,"
                 f" p99 {report[design]['p99_ms']:.1f} ms")
 
+        designs = []
         if args.against != "none":
             port = free_port()
-            command = ([sys.executable, str(ROOT / "bench" / "peer.py"), "--port", str(port)] if args.against == "peer"
-                       else [sys.executable, str(ROOT / "bench" / "baseline.py"), "--port", str(port)])
-            rival = start(command, env, args.peer_processes if args.against == "peer" else 1, args.against)
-            running.update(rival)
-            record(args.against, await rounds(args.against, rival, f"http://127.0.0.1:{port}", pair, args, conn))
-            stop(rival)
-
+            script = "peer.py" if args.against == "peer" else "baseline.py"
+            count = args.peer_processes if args.against == "peer" else 1
+            designs.append(Design(args.against, [([sys.executable, str(ROOT / "bench" / script), "--port", str(port)],
+                                                  count, args.against)], port, 0))
         if args.retention is not None:
             env["STREAM_RETENTION_S"] = str(args.retention)
         port = free_port()
-        pipeline = start([sys.executable, "-m", "service", "web", "--port", str(port)], env, args.web, "web")
-        pipeline |= start([sys.executable, "-m", "service", "actors"], env, args.workers, "actors")
-        running.update(pipeline)
-        await asyncio.sleep(1.5)  # leases
+        designs.append(Design("pipeline", [([sys.executable, "-m", "service", "web", "--port", str(port)], args.web,
+                                            "web"),
+                                           ([sys.executable, "-m", "service", "actors"], args.workers, "actors")],
+                              port, 1.5))
         say(f"redis used_memory before: {await redis_memory(args.redis_url)}")
 
         async def memory(n: int) -> None:
             say(f"redis used_memory after round {n + 1} of {args.rounds}: {await redis_memory(args.redis_url)}")
 
-        record("pipeline", await rounds("pipeline", pipeline, f"http://127.0.0.1:{port}", pair, args, conn, memory))
+        for design, figures in (await alternate(designs, env, pair, args, conn, running, memory)).items():
+            record(design, figures)
         if args.against != "none":
             report["ratio"] = round(report["pipeline"]["rps"] / report[args.against]["rps"], 3)
             say(f"pipeline / {args.against} throughput: {report['ratio']:.2f}")
