@@ -33,15 +33,16 @@ class Decided(msgspec.Struct):
     numbered: list[tuple[Key, int]] = []  # the order numbers the batch's new orders took
 
 
-def _numbered(cmd: m.Command) -> bool:
-    return not isinstance(cmd, m.CreateOrder) or cmd.order_number != 0
+def needs_number(cmd: m.Command) -> bool:
+    """A new order the worker has not numbered yet."""
+    return isinstance(cmd, m.CreateOrder) and cmd.order_number == 0
 
 
 def creations(envelopes: list[m.Envelope]) -> dict[Key, int]:
     """The new orders of a batch that need a number, per merchant and mode."""
     needed: dict[Key, int] = {}
     for e in envelopes:
-        if not _numbered(e.command):
+        if needs_number(e.command):
             key = (e.command.merchant_id, e.command.livemode)
             needed[key] = needed.get(key, 0) + 1
     return needed
@@ -51,7 +52,7 @@ def wanted(envelopes: list[m.Envelope], held: Mapping[str, Order], numbers: Numb
     """What to read before deciding. The batch's new orders are numbered as if the worker held none: another lane
     may take those it holds while this batch waits for PostgreSQL."""
     creations = {e.command_id: (e.command_id, e.command.merchant_id, e.command.livemode)
-                 for e in envelopes if not _numbered(e.command)}
+                 for e in envelopes if needs_number(e.command)}
     return Wanted(
         command_ids=[e.command_id for e in envelopes],
         # A membership test per command: a set difference with the cache would walk all of it.
@@ -82,7 +83,7 @@ def decide_batch(envelopes: list[m.Envelope], prepared: Prepared, held: Mapping[
             continue
         cmd = env.command
         number = None
-        if not _numbered(cmd):
+        if needs_number(cmd):
             number = ((cmd.merchant_id, cmd.livemode), numbers.take((cmd.merchant_id, cmd.livemode)))
             cmd = msgspec.structs.replace(cmd, order_number=number[1])
         elif isinstance(cmd, m.SubmitRefundTx):

@@ -4,9 +4,9 @@ The worker's partitions are shared out among a few lanes, each with its own Post
 connection, so that one lane decides its batch while another waits for its commit. Per batch a
 lane reads from its partitions, answers already-recorded commands from the dedupe table, runs
 the rest through their order's pure transitions, commits everything in one transaction, then
-replies, acks and publishes. A batch that only creates orders, under numbers the worker holds,
-reads nothing first: the dedupe table's unique key refuses its commit if one of them was
-recorded before, and it is decided again the long way. A crash anywhere before the ack leaves the commands pending; the
+replies, acks and publishes. A batch whose orders the worker holds, or creates under numbers it
+holds, reads nothing first: the dedupe table's unique key refuses its commit if one of its
+commands was recorded before, and it is decided again the long way. A crash anywhere before the ack leaves the commands pending; the
 next owner re-reads them and the dedupe rows make the replay harmless.
 """
 
@@ -402,10 +402,10 @@ class Worker:
                 if order_id in self._cache}
         needed = batch.creations(envelopes)
         self.numbers.note(needed)
-        if needed and self._new_orders_only(envelopes, held, needed):
-            # Nothing to read: the orders are new, their numbers held. A command recorded before (a retry) or an
-            # order that exists after all makes the commit fail on its unique key, and the batch is decided again
-            # against what PostgreSQL holds.
+        if self._nothing_to_read(envelopes, held, needed):
+            # Every order is held or new, and new ones have their numbers. A command recorded before (a retry) or
+            # a new order that exists after all makes the commit fail on its unique key, and the batch is decided
+            # again against what PostgreSQL holds.
             try:
                 outcomes = await self._decide_and_commit(conn, envelopes, store.Prepared({}, {}, {}, {}), held, published)
                 _AT_ONCE.inc()
@@ -418,10 +418,13 @@ class Worker:
         _PREPARED.inc()
         return await self._decide_and_commit(conn, envelopes, prepared, held | prepared.orders, published)
 
-    def _new_orders_only(self, envelopes: list[m.Envelope], held: dict[str, Order], needed: dict) -> bool:
-        """Whether every command of the batch creates an order this worker does not hold, under a number it holds."""
-        return (sum(needed.values()) == len(envelopes) and not held and not any(e.recorded_only for e in envelopes)
-                and self.numbers.covers(needed))
+    def _nothing_to_read(self, envelopes: list[m.Envelope], held: dict[str, Order], needed: dict) -> bool:
+        """Whether the batch can be decided on what the worker holds: each command creates an order under a number
+        the worker holds or acts on an order it holds (as committed: its partitions are its own), and none needs
+        a lookup of its own (a posted refund transfer's claim, a repeated signature's recorded answer)."""
+        return (all(e.command.order_id in held or batch.needs_number(e.command) for e in envelopes)
+                and self.numbers.covers(needed)
+                and not any(e.recorded_only or isinstance(e.command, m.SubmitRefundTx) for e in envelopes))
 
     async def _decide_and_commit(self, conn: asyncpg.Connection, envelopes: list[m.Envelope], prepared: store.Prepared,
                                  found: dict[str, Order], published: list[str]) -> list[store.Outcome | Failure]:

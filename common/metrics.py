@@ -28,8 +28,8 @@ BATCH_SIZE = Histogram("actor_batch_size", "Stream entries a lane handled in one
 COMMIT_DURATION = Histogram("actor_commit_seconds", "Time of a batch's one-statement commit to PostgreSQL",
                             buckets=_LATENCY)
 COMMANDS = Counter("actor_commands", "Commands a worker finished, by outcome", ["outcome"])
-BATCHES = Counter("actor_batches", "Batches a worker committed or tried to: `at_once` (new orders under numbers it held,"
-                  " nothing read first), `prepared` (read first), `decided_again` (at once, refused by a unique key)",
+BATCHES = Counter("actor_batches", "Batches a worker committed or tried to: `at_once` (every order held or created under a"
+                  " number held, nothing read first), `prepared` (read first), `decided_again` (at once, refused by a unique key)",
                   ["how"])
 PARTITION_LAG = Gauge("actor_partition_lag", "Entries of a command partition its consumer group has not read",
                       ["partition"])

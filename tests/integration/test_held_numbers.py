@@ -1,6 +1,6 @@
-"""A worker holds order numbers for a merchant creating orders fast, and decides its batches of new orders with
-nothing read first: numbers stay unique and without gaps, a retry of a recorded creation still gets its recorded
-answer and creates nothing, and a creation naming an order that exists is still refused."""
+"""A worker holds order numbers for a merchant creating orders fast, and decides a batch whose orders it holds or
+creates with nothing read first: numbers stay unique and without gaps, a retry of a recorded command still gets
+its recorded answer and changes nothing, and a creation naming an order that exists is still refused."""
 
 from __future__ import annotations
 
@@ -12,9 +12,11 @@ import pytest
 import redis.asyncio as aioredis
 from prometheus_client import REGISTRY
 
+from actors import messages as m
 from actors.bus import CommandBus
 from actors.numbers import NumberBlocks
 from actors.runtime import Worker
+from common.clock import utcnow
 from streams.names import Keys
 from tests.support.commands import create_order
 
@@ -118,3 +120,21 @@ async def test_a_creation_naming_an_order_that_exists_is_refused_and_the_order_k
     # The refused creation's number went to the next order.
     follower = await stand.bus.ask(create_order(stand.merchant_id))
     assert msgspec.json.decode(follower.state)["order_number"] == max(numbers) + 1
+
+
+async def test_a_command_on_a_held_order_reads_nothing_and_its_retry_gets_the_recorded_answer(stand):
+    created = create_order(stand.merchant_id)
+    assert (await stand.bus.ask(created)).ok  # the worker holds the order as it committed it
+    cancel = m.Envelope(command_id=f"cmd_{secrets.token_hex(12)}",
+                        command=m.CancelOrder(order_id=created.command.order_id, merchant_id=stand.merchant_id,
+                                              livemode=False, at=utcnow()))
+    at_once = batches("at_once")
+    first = await stand.bus.ask(cancel)
+    assert first.ok and msgspec.json.decode(first.state)["status"] == "CANCELED"
+    assert batches("at_once") > at_once
+    # Decided again on the held order, the retry would be refused (already canceled): the recorded row refuses the
+    # commit, and the batch is decided again with the recorded answer.
+    again = batches("decided_again")
+    retried = await stand.bus.ask(cancel)
+    assert batches("decided_again") > again
+    assert retried.ok and retried.state == first.state
