@@ -6,8 +6,9 @@ lane reads from its partitions, answers already-recorded commands from the dedup
 the rest through their order's pure transitions, commits everything in one transaction, then
 replies, acks and publishes. A batch whose orders the worker holds, or creates under numbers it
 holds, reads nothing first: the dedupe table's unique key refuses its commit if one of its
-commands was recorded before, and it is decided again the long way. A crash anywhere before the ack leaves the commands pending; the
-next owner re-reads them and the dedupe rows make the replay harmless.
+commands was recorded before, and it is decided again the long way. A crash anywhere before the
+ack leaves the commands pending; the next owner re-reads them and the dedupe rows make the replay
+harmless.
 """
 
 from __future__ import annotations
@@ -407,7 +408,8 @@ class Worker:
             # a new order that exists after all makes the commit fail on its unique key, and the batch is decided
             # again against what PostgreSQL holds.
             try:
-                outcomes = await self._decide_and_commit(conn, envelopes, store.Prepared({}, {}, {}, {}), held, published)
+                nothing_read = store.Prepared({}, {}, {}, {})
+                outcomes = await self._decide_and_commit(conn, envelopes, nothing_read, held, published)
                 _AT_ONCE.inc()
                 return outcomes
             except asyncpg.UniqueViolationError:
