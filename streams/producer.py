@@ -37,23 +37,22 @@ class Limited(Exception):
     """The caller's bucket had no token for the command: nothing was spent or enqueued."""
 
 
-# Both keys share the partition's hash tag, so the script stays within one Redis Cluster slot.
-_SPEND_THEN_ADD = Script("""
-if not redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then return false end
-return redis.call('XADD', KEYS[2], '*', 'm', ARGV[2])
-""")
+# Spend the signature and append its command, or neither: false when the signature was spent before. Both keys share
+# the partition's hash tag, so the script stays within one Redis Cluster slot.
+_SPEND_THEN_ADD_FUNCTION = """
+local function spend_then_add(seen, stream, ttl, message)
+  if not redis.call('SET', seen, '1', 'NX', 'EX', ttl) then return false end
+  return redis.call('XADD', stream, '*', 'm', message)
+end
+"""
+_SPEND_THEN_ADD = Script(_SPEND_THEN_ADD_FUNCTION + "return spend_then_add(KEYS[1], KEYS[2], ARGV[1], ARGV[2])")
 # On a single server (where one script may touch keys of any slot) the caller's token is taken in the same call,
 # first: a refusal spends and enqueues nothing. The bucket's verdict comes back, with 1 when the command was
 # enqueued and 0 when its signature was spent before.
-_TAKE_SPEND_THEN_ADD = Script(buckets.TAKE_FUNCTION + """
+_TAKE_SPEND_THEN_ADD = Script(buckets.TAKE_FUNCTION + _SPEND_THEN_ADD_FUNCTION + """
 local verdict = take(KEYS[3], tonumber(ARGV[3]), tonumber(ARGV[4]), 1)
 if verdict[1] == 0 then return verdict end
-if redis.call('SET', KEYS[1], '1', 'NX', 'EX', ARGV[1]) then
-  redis.call('XADD', KEYS[2], '*', 'm', ARGV[2])
-  verdict[5] = 1
-else
-  verdict[5] = 0
-end
+verdict[5] = spend_then_add(KEYS[1], KEYS[2], ARGV[1], ARGV[2]) and 1 or 0
 return verdict
 """)
 

@@ -118,7 +118,7 @@ async def ask(request: web.Request, envelope: m.Envelope, *, signed: bool = Fals
             try:
                 reply = await c.bus.ask(envelope, request.get(UNSPENT_SIGNATURE), replay_ttl(c.settings), taken)
             except Limited:
-                raise rate_limits.api_key_refusal(rate_limits.Verdict.of(taken)) from None
+                raise rate_limits.api_key_refusal(rate_limits.taken_verdict(taken)) from None
             except SignatureSpent:
                 if idempotency_key(request) is None:
                     raise replayed() from None

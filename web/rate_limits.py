@@ -12,6 +12,7 @@ from typing import NamedTuple
 from aiohttp import web
 
 from streams.buckets import TAKE, Bucket, Take
+from streams.buckets import Verdict as BucketVerdict
 from streams.buckets import verdict as read_verdict
 from web.context import CALLER, COMMAND_ID, ctx
 from web.errors import ApiError
@@ -41,9 +42,8 @@ class Verdict(NamedTuple):
         return ApiError(429, code, message, headers=self.headers())
 
     @classmethod
-    def of(cls, take: Take) -> Verdict:
-        allowed, remaining, retry_ms, reset_ms = take.verdict
-        return cls(allowed, take.bucket.burst, remaining, retry_ms, reset_ms)
+    def of(cls, taken: BucketVerdict, burst: int) -> Verdict:
+        return cls(taken.allowed, burst, taken.remaining, taken.retry_after_ms, taken.reset_ms)
 
 
 VERDICT: web.RequestKey[Verdict] = web.RequestKey("rate_limit", Verdict)
@@ -51,14 +51,18 @@ VERDICT: web.RequestKey[Verdict] = web.RequestKey("rate_limit", Verdict)
 TAKE_WITH_COMMAND: web.RequestKey[Take] = web.RequestKey("take_with_command", Take)
 
 
+def taken_verdict(taken: Take) -> Verdict:
+    """The verdict a call that sent a command left on its token (streams/producer.py)."""
+    return Verdict.of(taken.verdict, taken.bucket.burst)
+
+
 def _bucket(request: web.Request, name: str, per_second: float, burst: int) -> Bucket:
     return Bucket(ctx(request).keys.rate_limit(name), max(1, round(1_000_000 / per_second)), burst)
 
 
 async def take(request: web.Request, bucket: str, per_second: float, burst: int, cost: int = 1) -> Verdict:
-    taken = Take(_bucket(request, bucket, per_second, burst))
-    taken.verdict = read_verdict(await ctx(request).bus.pipeliner.run(TAKE, 1, *taken.bucket, cost))
-    return Verdict.of(taken)
+    reply = await ctx(request).bus.pipeliner.run(TAKE, 1, *_bucket(request, bucket, per_second, burst), cost)
+    return Verdict.of(read_verdict(reply), burst)
 
 
 def _api_key_bucket(request: web.Request) -> tuple[str, float, int]:
@@ -85,14 +89,17 @@ async def with_command(request: web.Request, handler):
     without sending its command (a refused body, say) takes its token here, as every request once did before its
     handler, so a caller over its limit is refused whatever it sends."""
     taken = request[TAKE_WITH_COMMAND] = Take(_bucket(request, *_api_key_bucket(request)))
+
+    async def unless_taken() -> None:
+        if taken.verdict is None and COMMAND_ID not in request:
+            await check_api_key(request)
+
     try:
         response = await handler(request)
     except (ApiError, web.HTTPException):
-        if taken.verdict is None and COMMAND_ID not in request:
-            await check_api_key(request)
+        await unless_taken()
         raise
-    if taken.verdict is None and COMMAND_ID not in request:
-        await check_api_key(request)
+    await unless_taken()
     return response
 
 
@@ -125,6 +132,6 @@ async def add_headers(request: web.Request, response: web.StreamResponse) -> Non
     """Every answer to a limited request tells the client where its bucket stands (app.on_response_prepare)."""
     verdict = request.get(VERDICT)
     if verdict is None and (taken := request.get(TAKE_WITH_COMMAND)) is not None and taken.verdict is not None:
-        verdict = Verdict.of(taken)
+        verdict = taken_verdict(taken)
     if verdict is not None:
         response.headers.update(verdict.headers())
