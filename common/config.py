@@ -52,6 +52,10 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     # Where the card provider's API and its browser script live: Stripe's own unless pointed at a localstripe.
     stripe_api_base: str = "https://api.stripe.com"
     stripe_js_url: str = "https://js.stripe.com/v3/"
+    # Mail to staff and buyers (invitations, notifications, receipts): `smtp://` or `smtps://user:pass@host:port`.
+    # Without both, nothing is mailed and links are only shown (common/mail.py).
+    smtp_url: str = ""
+    mail_from: str = ""
 
     def public_base(self) -> str:
         return self.base_url or f"http://{self.host}:{self.port}"
@@ -91,6 +95,8 @@ _ENV = {
     "page_rate_limit_burst": "PAGE_RATE_LIMIT_BURST",
     "stripe_api_base": "STRIPE_API_BASE",
     "stripe_js_url": "STRIPE_JS_URL",
+    "smtp_url": "SMTP_URL",
+    "mail_from": "MAIL_FROM",
 }
 
 
@@ -112,6 +118,10 @@ def load(environ: dict[str, str] | None = None, **overrides) -> Settings:
             raise ConfigError(f"{_ENV[name]} must be at least 1")
     if settings.database_timeout_s <= 0:
         raise ConfigError("DATABASE_TIMEOUT_S must be positive")
+    if settings.smtp_url and not settings.smtp_url.startswith(("smtp://", "smtps://")):
+        raise ConfigError("SMTP_URL must start with smtp:// or smtps://")
+    if bool(settings.smtp_url) != bool(settings.mail_from):
+        raise ConfigError("SMTP_URL and MAIL_FROM are set together, or neither")
     if settings.stream_retention_s < 0:
         raise ConfigError("STREAM_RETENTION_S must not be negative")
     return settings
