@@ -14,8 +14,17 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
+import msgspec
+
 from actors import messages as m
 from common import bounds
+
+
+class Refusal(msgspec.Struct, frozen=True):
+    reason: str
+    # The entry is "from the future" by the worker's clock: either its id was made up, or the worker's clock is
+    # behind. The worker checks its clock against Redis's before it sets such a command aside.
+    reader_clock: bool = False
 
 
 def _describe(param: str, skew_s: float, against: str, max_skew_s: float) -> str:
@@ -25,19 +34,19 @@ def _describe(param: str, skew_s: float, against: str, max_skew_s: float) -> str
 
 
 def refusal(env: m.Envelope, entry_id: bytes, found_on: int, belongs_to: int, now: datetime,
-            max_skew_s: float) -> str | None:
+            max_skew_s: float) -> Refusal | None:
     """Why the command, read from partition `found_on`, is refused at intake, or None. An order's commands are
     decided by the owner of its partition alone: one found on another partition could race that owner."""
     if found_on != belongs_to:
-        return f"wrong_partition: the order's commands belong on partition {belongs_to}, not {found_on}"
+        return Refusal(f"wrong_partition: the order's commands belong on partition {belongs_to}, not {found_on}")
     appended = datetime.fromtimestamp(int(entry_id.split(b"-")[0]) / 1000, timezone.utc)
     ahead = (appended - now).total_seconds()
     if ahead > max_skew_s:
-        return _describe("the entry id", ahead, "the worker's clock", max_skew_s)
+        return Refusal(_describe("the entry id", ahead, "the worker's clock", max_skew_s), reader_clock=True)
     at = env.command.at
     if not bounds.is_utc(at):
         return None  # the core refuses it, naming the field
     skew = (at - appended).total_seconds()
     if abs(skew) > max_skew_s:
-        return _describe("`command.at`", skew, "the time its entry was appended", max_skew_s)
+        return Refusal(_describe("`command.at`", skew, "the time its entry was appended", max_skew_s))
     return None

@@ -26,9 +26,10 @@ class Leases:
         self.ttl_ms = ttl_ms
         self.owned: set[int] = set()
 
-    async def refresh(self) -> tuple[set[int], set[int]]:
-        """Renew, rebalance and acquire; returns (gained, lost) partitions."""
-        now_ms = int(time.time() * 1000)
+    async def refresh(self, now_ms: int | None = None) -> tuple[set[int], set[int]]:
+        """Renew, rebalance and acquire; returns (gained, lost) partitions. `now_ms` is on Redis's clock when the
+        worker measures its own against it: every worker's announcement is then dated by the same clock."""
+        now_ms = int(time.time() * 1000) if now_ms is None else now_ms
         await self.redis.zadd(self.keys.workers, {self.worker_id: now_ms})
         await self.redis.zremrangebyscore(self.keys.workers, 0, now_ms - self.ttl_ms)
         live = max(await self.redis.zcard(self.keys.workers), 1)

@@ -33,6 +33,7 @@ from actors.numbers import NumberBlocks
 from actors.order import Order
 from common import faults, metrics
 from common.clock import utcnow
+from common.clock_offset import ClockOffset
 from streams import retention
 from streams.connection import Client, blocking_reader, close_reader, read_group
 from streams.names import ACTORS_GROUP, Keys
@@ -116,8 +117,11 @@ class Worker:
     def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, worker_id: str,
                  lease_ttl_ms: int = 5000, batch_size: int = 500, lanes: int = 2, *,
                  max_deliveries: int = 5, retention_s: int = 86_400, max_skew_s: float = 300,
-                 hooks: BatchHooks | None = None, numbers: NumberBlocks | None = None):
+                 hooks: BatchHooks | None = None, numbers: NumberBlocks | None = None,
+                 clock: ClockOffset | None = None):
         self.pool = pool
+        # Checked before every lease refresh: a worker whose clock is off holds no partition (common/clock_offset.py).
+        self.clock = clock
         self.numbers = numbers or NumberBlocks()  # shared by the lanes
         self.hooks = hooks or BatchHooks()
         self.redis = redis
@@ -181,6 +185,10 @@ class Worker:
         trimmed_at = 0.0
         while not stop.is_set():
             try:
+                if not await self._clock_holds():
+                    await self._stand_aside()
+                    await asyncio.sleep(self._lease_every)
+                    continue
                 await self._refresh_leases()
                 if time.monotonic() - trimmed_at >= TRIM_EVERY_S:
                     trimmed_at = time.monotonic()
@@ -230,8 +238,20 @@ class Worker:
             # Idle: nothing to fold the outbox deletion into, and the sweep must not publish these again.
             await store.drop_outbox(conn, lane.take_published())
 
+    async def _stand_aside(self) -> None:
+        """Serve nothing and hold nothing: the lanes stop reading at once, the leases go to healthy workers, and
+        what this worker read but did not finish stays pending for them."""
+        self._serving.clear()
+        if self.leases.owned:
+            log.warning("worker %s: giving up partitions %s", self.worker_id, sorted(self.leases.owned))
+        await self.leases.release_all()
+
+    async def _clock_holds(self) -> bool:
+        """Measured again now: whether this worker's clock is within the bound of Redis's."""
+        return self.clock is None or await self.clock.check()
+
     async def _refresh_leases(self) -> None:
-        gained, lost = await self.leases.refresh()
+        gained, lost = await self.leases.refresh(self.clock.shared_ms() if self.clock is not None else None)
         self._serving -= lost
         # Lanes run beside this: they see a partition only once its consumer group exists, its stale
         # cache entries are gone and its pending entries are marked for reclaiming. A partition whose
@@ -301,11 +321,17 @@ class Worker:
         metrics.BATCH_SIZE.observe(len(messages))
         readable = [msg for msg in messages if msg.envelope is not None]
         now = utcnow()
-        refused = {msg.entry_id: Failure(reason) for msg in readable
-                   if (reason := intake.refusal(msg.envelope, msg.fields.get(b"first_entry", msg.entry_id),
-                                                self._stream_partition[msg.stream],
-                                                self.keys.partition_of(msg.envelope.command.order_id), now,
-                                                self.max_skew_s))}
+        refusals = {msg.entry_id: refusal for msg in readable
+                    if (refusal := intake.refusal(msg.envelope, msg.fields.get(b"first_entry", msg.entry_id),
+                                                  self._stream_partition[msg.stream],
+                                                  self.keys.partition_of(msg.envelope.command.order_id), now,
+                                                  self.max_skew_s))}
+        if any(r.reader_clock for r in refusals.values()) and not await self._clock_holds():
+            # Not the entries' fault but this worker's clock: the batch stays pending, unanswered and uncounted,
+            # for the healthy worker that takes these partitions once the lease keeper gives them up.
+            self._serving.clear()
+            return
+        refused = {entry_id: Failure(refusal.reason) for entry_id, refusal in refusals.items()}
         envelopes = [msg.envelope for msg in readable if msg.entry_id not in refused]
         published = lane.take_published()
         try:

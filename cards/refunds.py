@@ -23,7 +23,8 @@ from cards import accounts, amounts
 from cards.events import refund_reported
 from cards.provider import CardProvider, ProviderRefused, ProviderUnavailable, RefundFact
 from cards.providers import open_provider
-from common import db, faults, logs, probes, wiring
+from common import clock_offset, db, faults, logs, probes, wiring
+from common.clock_offset import ClockOffset
 from common.clock import Clock, utcnow
 from common.config import Settings
 from common.secrets import Vault
@@ -47,12 +48,15 @@ def paid_by(order: OrderView, refund: RefundView) -> str | None:
 
 class Sender:
     def __init__(self, pool: asyncpg.Pool, vault: Vault, bus: CommandBus, settings: Settings, *,
-                 clock: Clock = utcnow, opener=open_provider) -> None:
+                 clock: Clock = utcnow, opener=open_provider, offset: ClockOffset | None = None) -> None:
         self.pool, self.vault, self.bus, self.settings, self.clock, self.opener = \
             pool, vault, bus, settings, clock, opener
+        self.offset = offset  # while this clock is off, no pass runs: the reports it sends carry its time
 
     async def run_once(self) -> int:
         """One pass over the APPROVED card refunds; returns how many provider facts reached the actors."""
+        if self.offset is not None and not self.offset.within:
+            return 0
         rows = await self.pool.fetch(
             "SELECT o.state, o.state_schema FROM orders o WHERE o.order_id IN (SELECT order_id FROM refunds"
             " WHERE awaits_provider ORDER BY updated_at LIMIT $1)", BATCH)
@@ -133,17 +137,27 @@ class Sender:
 
 
 async def serve(settings: Settings, stop: asyncio.Event, interval_s: float = 2.0) -> None:
-    """The `service cards` process: waits for the sender's lock, then sends card refunds until `stop`."""
-    async with wiring.opened(settings, pool_min=1, pool_max=3) as wired:
+    """The `service cards` process: waits for PostgreSQL and Redis and for the sender's lock, then sends card
+    refunds until `stop`; standing by again whenever the lock's connection dies."""
+    async with wiring.opened(settings, pool_max=3) as wired:
         bus = CommandBus(wired.redis, wired.keys, f"cards-{socket.gethostname()}-{os.getpid()}",
                          settings.reply_timeout_s)
         await bus.start()
+        offset = ClockOffset(wired.redis, "cards", clock_offset.bound_s(settings.command_max_skew_s))
+
+        async def send() -> None:
+            logs.announce(log, f"cards: sending card refunds to the providers every {interval_s} s")
+            await Sender(wired.pool, wired.vault, bus, settings, offset=offset).run(stop, interval_s)
+
         try:
-            async with probes.serving("cards", settings.host, settings.metrics_port,
-                                      probes.basics(wired.pool, wired.redis)), wired.pool.acquire() as lock:
-                if not await db.stand_by_for_lock(lock, _LOCK, stop):
+            checks = dict(probes.basics(wired.pool, wired.redis), clock=probes.clock(offset))
+            async with probes.serving("cards", settings.host, settings.metrics_port, checks):
+                if not (await wired.start("cards", stop, offset.check))[0]:
                     return
-                logs.announce(log, f"cards: sending card refunds to the providers every {interval_s} s")
-                await Sender(wired.pool, wired.vault, bus, settings).run(stop, interval_s)
+                measuring = asyncio.create_task(offset.keep_checked(stop))
+                try:
+                    await db.hold_lock(wired.pool, _LOCK, stop, "cards", send)
+                finally:
+                    await measuring
         finally:
             await bus.stop()

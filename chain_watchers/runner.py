@@ -20,7 +20,8 @@ from chain_watchers import discovery, follow
 from chain_watchers.heads import Heads
 from chain_watchers.registry import FAMILIES, Network, Registry, load_registry
 from chain_watchers.watch import AdapterFactory, Bus, Watch, WatchOptions
-from common import backoff, db, logs, metrics, probes, wiring
+from common import backoff, clock_offset, db, logs, metrics, probes, wiring
+from common.clock_offset import ClockOffset
 from common.clock import Clock, utcnow
 from common.config import Settings
 
@@ -67,13 +68,14 @@ class Backoff:
 class Watcher:
     def __init__(self, family: str, registry: Registry, pool: asyncpg.Pool, bus: Bus, *,
                  open_adapter: AdapterFactory | None = None, options: WatchOptions | None = None,
-                 clock: Clock = utcnow) -> None:
+                 clock: Clock = utcnow, offset: ClockOffset | None = None) -> None:
         if family not in FAMILIES:
             raise ValueError(f"unknown chain family {family!r}; one of {', '.join(FAMILIES)}")
         if open_adapter is None:
             # The client libraries load only in a watcher process.
             from chain_watchers.clients import open_adapter
         self.family = family
+        self.offset = offset  # while this clock is off, no pass runs: the verdicts it sends carry its time
         self.networks: tuple[Network, ...] = tuple(n for n in registry.networks if n.family == family)
         self.options = options or WatchOptions()
         self.watch = Watch(pool, bus, open_adapter, self.options, clock)
@@ -91,7 +93,7 @@ class Watcher:
         verify attempts, follow refunds."""
         self.watch.next_tick()
         loop = asyncio.get_running_loop()
-        if not self.backoff.ready(network.slug, loop.time()):
+        if not self.backoff.ready(network.slug, loop.time()) or (self.offset is not None and not self.offset.within):
             return Tick()
         try:
             found = await discovery.discover(self.watch, network, head)
@@ -166,20 +168,31 @@ async def _first(stop: asyncio.Event, moved: asyncio.Event, timeout: float) -> N
 
 
 async def serve(settings: Settings, family: str, stop: asyncio.Event) -> None:
-    """The `service watch --family F` process: waits for its family's lock, then watches until `stop`."""
+    """The `service watch --family F` process: waits for PostgreSQL and Redis and for its family's lock, then
+    watches until `stop`; standing by again whenever the lock's connection dies."""
     registry = load_registry()
-    async with wiring.opened(settings, pool_min=1, pool_max=3) as wired:
+    what = f"watch {family}"
+    async with wiring.opened(settings, pool_max=3) as wired:
         consumer = f"watch-{family}-{socket.gethostname()}-{os.getpid()}"
         bus = CommandBus(wired.redis, wired.keys, consumer, settings.reply_timeout_s)
         await bus.start()
-        watcher = Watcher(family, registry, wired.pool, bus, options=WatchOptions.from_env())
+        offset = ClockOffset(wired.redis, what, clock_offset.bound_s(settings.command_max_skew_s))
+        watcher = Watcher(family, registry, wired.pool, bus, options=WatchOptions.from_env(), offset=offset)
+
+        async def watch() -> None:
+            logs.announce(log, f"watch: {family} watcher on {', '.join(n.slug for n in watcher.networks)}")
+            await watcher.run(stop)
+
         try:
-            async with probes.serving(f"watch {family}", settings.host, settings.metrics_port,
-                                      probes.basics(wired.pool, wired.redis)), wired.pool.acquire() as lock:
-                if not await db.stand_by_for_lock(lock, _LOCK + FAMILIES.index(family), stop):
-                    return  # another process watched this family until the stop
-                logs.announce(log, f"watch: {family} watcher on {', '.join(n.slug for n in watcher.networks)}")
-                await watcher.run(stop)
+            checks = dict(probes.basics(wired.pool, wired.redis), clock=probes.clock(offset))
+            async with probes.serving(what, settings.host, settings.metrics_port, checks):
+                if not (await wired.start(what, stop, offset.check))[0]:
+                    return
+                measuring = asyncio.create_task(offset.keep_checked(stop))
+                try:
+                    await db.hold_lock(wired.pool, _LOCK + FAMILIES.index(family), stop, what, watch)
+                finally:
+                    await measuring
         finally:
             await watcher.close()
             await bus.stop()

@@ -4,10 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import asyncpg
 
+from common import backoff, faults, metrics
+
+log = logging.getLogger(__name__)
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
 _LOCK = 7_204_511  # advisory lock id: concurrent starters apply migrations one at a time
 
@@ -74,7 +79,7 @@ async def connect(url: str, min_size: int = 2, max_size: int = 10,
 
 
 async def stand_by_for_lock(conn: asyncpg.Connection, lock_id: int, stop: asyncio.Event,
-                            every_s: float = 5.0) -> bool:
+                            every_s: float = 1.0) -> bool:
     """Take a session advisory lock on `conn`, standing by while another process holds it: one process of a kind
     works, a second waits to take over. False when `stop` came first."""
     while not await conn.fetchval("SELECT pg_try_advisory_lock($1)", lock_id):
@@ -83,6 +88,73 @@ async def stand_by_for_lock(conn: asyncpg.Connection, lock_id: int, stop: asynci
         if stop.is_set():
             return False
     return True
+
+
+async def hold_lock(pool: asyncpg.Pool, lock_id: int, stop: asyncio.Event, what: str,
+                    work: Callable[[], Awaitable[None]], *, every_s: float = 1.0,
+                    ping_timeout_s: float = 2.0) -> None:
+    """Run `work` while this process holds the session advisory lock `lock_id`, until `stop`.
+
+    The lock lives as long as its connection: when that connection dies (a failover, pg_terminate_backend, a
+    network cut), another process may take the lock at once, so `work` is cancelled the moment the connection is
+    found closed (asyncpg reports it as it happens) or silent (a ping every `every_s` gets no answer), and the
+    process stands by for the lock again. PostgreSQL away, at start or later, is waited out with backoff."""
+    failures = 0
+    while not stop.is_set():
+        try:
+            async with pool.acquire() as conn:
+                if not await stand_by_for_lock(conn, lock_id, stop, every_s):
+                    return
+                if failures:
+                    log.warning("%s: PostgreSQL reachable again", what)
+                failures = 0
+                await _work_while_held(conn, stop, what, work, every_s, ping_timeout_s)
+        except faults.UNAVAILABLE as exc:
+            failures += 1
+            if failures == 1:
+                log.warning("%s: PostgreSQL unreachable while standing by for the lock (%r); retrying with backoff",
+                            what, exc)
+            with contextlib.suppress(asyncio.TimeoutError):
+                await asyncio.wait_for(stop.wait(), backoff.exponential(failures, 0.5, 5.0))
+
+
+async def _work_while_held(conn: asyncpg.Connection, stop: asyncio.Event, what: str,
+                           work: Callable[[], Awaitable[None]], every_s: float, ping_timeout_s: float) -> None:
+    closed = asyncio.Event()
+
+    def on_close(_conn: object) -> None:
+        closed.set()
+
+    conn.add_termination_listener(on_close)
+    working = asyncio.create_task(work())
+    metrics.LOCK_HELD.set(1)
+    try:
+        while not working.done() and not stop.is_set() and not closed.is_set():
+            waits = [asyncio.ensure_future(e.wait()) for e in (stop, closed)]
+            await asyncio.wait([working, *waits], timeout=every_s, return_when=asyncio.FIRST_COMPLETED)
+            for waiting in waits:
+                waiting.cancel()
+            if working.done() or stop.is_set() or closed.is_set():
+                break
+            try:
+                await conn.fetchval("SELECT 1", timeout=ping_timeout_s)
+            except (*faults.UNAVAILABLE, asyncpg.PostgresError) as exc:
+                log.warning("%s: the lock's connection does not answer (%r)", what, exc)
+                break
+        if stop.is_set() or working.done():
+            await working  # the work ends by itself at the stop; its failure is the process's
+            return
+    finally:
+        metrics.LOCK_HELD.set(0)
+        with contextlib.suppress(asyncpg.InterfaceError):  # a closed connection is already detached from the pool
+            conn.remove_termination_listener(on_close)
+        if not working.done():
+            working.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await working
+    log.error("%s: the lock's connection is gone; stopped acting and standing by for the lock again", what)
+    with contextlib.suppress(asyncpg.InterfaceError):
+        conn.terminate()  # a silent one too: whatever it held server-side goes with it
 
 
 async def migrate(url: str) -> list[str]:

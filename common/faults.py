@@ -12,6 +12,10 @@ from redis import exceptions as redis_errors
 # mid-query leaves asyncpg's protocol in a state it reports as an InternalClientError ("cannot switch to state 15";
 # also the class of "no host of DATABASE_URL is the primary"), a server shutting down or not yet accepting says so
 # with SQLSTATE 57P01-57P03, and a server demoted under a connection refuses its writes as read-only (25006).
+class NotStarted(ConnectionError):
+    """The process started while PostgreSQL or Redis was away and has not reached them yet (common/wiring.py)."""
+
+
 UNAVAILABLE = (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError, asyncpg.InternalClientError,
                asyncpg.AdminShutdownError, asyncpg.CrashShutdownError, asyncpg.CannotConnectNowError,
                asyncpg.ReadOnlySQLTransactionError, redis_errors.ConnectionError, redis_errors.TimeoutError)

@@ -11,6 +11,12 @@ from prometheus_client import Counter, Gauge, Histogram
 # Seconds: from a cache hit (sub-millisecond) to a reply timeout (REPLY_TIMEOUT_S, 10 s by default).
 _LATENCY = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
+# every process
+
+CLOCK_OFFSET = Gauge("clock_offset_seconds", "This process's clock minus Redis's TIME at the last measurement"
+                     " (common/clock_offset.py)")
+LOCK_HELD = Gauge("lock_held", "1 while this process holds its advisory lock and acts on it (watchers, card refunds)")
+
 # web
 
 HTTP_REQUESTS = Counter("http_requests", "HTTP requests answered, by route pattern, method and status",

@@ -2,7 +2,8 @@
 without an HTTP port of its own runs them on (`--metrics-port` / METRICS_PORT).
 
 `/healthz`: the process answers. `/readyz`: it can serve: PostgreSQL and Redis reachable, every migration of
-this release applied, and whatever the process adds (the actors: their leases, see actors/gauges.py).
+this release applied, its clock within the bound of Redis's, and whatever the process adds (the actors: their
+leases, see actors/gauges.py). A process that started while a dependency was away answers here meanwhile.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from aiohttp import web
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from common import db, logs
+from common.clock_offset import ClockOffset
 
 CHECK_TIMEOUT_S = 2.0
 Check = Callable[[], Awaitable[str]]  # "ok", or what is wrong
@@ -33,6 +35,13 @@ async def postgres(pool: asyncpg.Pool) -> str:
 async def redis(ping: Callable[[], Awaitable[object]]) -> str:
     await ping()
     return "ok"
+
+
+def clock(offset: ClockOffset) -> Check:
+    """The process's clock against Redis's, as last measured (common/clock_offset.py)."""
+    async def check() -> str:
+        return offset.verdict()
+    return check
 
 
 def basics(pool: asyncpg.Pool, client) -> dict[str, Check]:

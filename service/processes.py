@@ -19,7 +19,8 @@ from aiohttp import web
 from actors import gauges
 from actors.bus import CommandBus
 from actors.runtime import BatchHooks, Worker
-from common import db, logs, probes, wiring
+from common import clock_offset, db, logs, probes, wiring
+from common.clock_offset import ClockOffset
 from common.config import Settings
 from service.scheduler import Timers, start
 
@@ -53,24 +54,28 @@ def _settle_garbage_collector() -> None:
 
 async def _actors(settings: Settings, hooks: BatchHooks | None) -> None:
     stop = wiring.stop_event()
-    async with wiring.opened(settings, pool_min=2, pool_max=4, server_settings=db.ACTOR_SETTINGS) as wired:
+    async with wiring.opened(settings, pool_max=4, server_settings=db.ACTOR_SETTINGS) as wired:
         pool, redis, keys = wired.pool, wired.redis, wired.keys
         worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+        clock = _clock(wired, "actors")
         worker = Worker(pool, redis, keys, worker_id,
                         settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes,
                         max_deliveries=settings.command_max_deliveries, retention_s=settings.stream_retention_s,
-                        max_skew_s=settings.command_max_skew_s, hooks=hooks)
-        logs.announce(log, f"actors: worker {worker_id} serving {settings.partitions} partitions")
-        _settle_garbage_collector()
-        sweeper = asyncio.create_task(worker.keep_outbox_swept(stop))
-        reporter = asyncio.create_task(gauges.keep_refreshed(pool, redis, keys, settings.lease_ttl_ms, stop))
-        checks = dict(probes.basics(pool, redis), leases=lambda: gauges.leases_check(redis, keys, worker.leases.owned))
-        try:
-            async with probes.serving("actors", settings.host, settings.metrics_port, checks):
+                        max_skew_s=settings.command_max_skew_s, hooks=hooks, clock=clock)
+        checks = dict(probes.basics(pool, redis), clock=probes.clock(clock),
+                      leases=lambda: gauges.leases_check(redis, keys, worker.leases.owned))
+        async with probes.serving("actors", settings.host, settings.metrics_port, checks):
+            if not (await wired.start("actors", stop))[0]:
+                return
+            logs.announce(log, f"actors: worker {worker_id} serving {settings.partitions} partitions")
+            _settle_garbage_collector()
+            sweeper = asyncio.create_task(worker.keep_outbox_swept(stop))
+            reporter = asyncio.create_task(gauges.keep_refreshed(pool, redis, keys, settings.lease_ttl_ms, stop))
+            try:
                 await worker.run(stop)
-        finally:
-            sweeper.cancel()
-            reporter.cancel()
+            finally:
+                sweeper.cancel()
+                reporter.cancel()
 
 
 def run_actors(settings: Settings, hooks: BatchHooks | None = None) -> None:
@@ -79,18 +84,27 @@ def run_actors(settings: Settings, hooks: BatchHooks | None = None) -> None:
 
 async def _scheduler(settings: Settings) -> None:
     stop = wiring.stop_event()
-    async with wiring.opened(settings, pool_min=1, pool_max=2) as wired:
-        bus = CommandBus(wired.redis, wired.keys, "scheduler", settings.reply_timeout_s)
-        await bus.start()
-        scheduler = start(Timers(wired.pool, bus), settings.scheduler_interval_s)
-        logs.announce(log, f"scheduler: sweeping due timers every {settings.scheduler_interval_s} s")
-        try:
-            async with probes.serving("scheduler", settings.host, settings.metrics_port,
-                                      probes.basics(wired.pool, wired.redis)):
+    async with wiring.opened(settings, pool_max=2) as wired:
+        clock = _clock(wired, "scheduler")
+        checks = dict(probes.basics(wired.pool, wired.redis), clock=probes.clock(clock))
+        async with probes.serving("scheduler", settings.host, settings.metrics_port, checks):
+            if not (await wired.start("scheduler", stop, clock.check))[0]:
+                return
+            bus = CommandBus(wired.redis, wired.keys, "scheduler", settings.reply_timeout_s)
+            await bus.start()
+            measuring = asyncio.create_task(clock.keep_checked(stop))
+            scheduler = start(Timers(wired.pool, bus, offset=clock), settings.scheduler_interval_s)
+            logs.announce(log, f"scheduler: sweeping due timers every {settings.scheduler_interval_s} s")
+            try:
                 await stop.wait()
-        finally:
-            scheduler.shutdown(wait=False)
-            await bus.stop()
+            finally:
+                scheduler.shutdown(wait=False)
+                await measuring
+                await bus.stop()
+
+
+def _clock(wired: wiring.Wired, process: str) -> ClockOffset:
+    return ClockOffset(wired.redis, process, clock_offset.bound_s(wired.settings.command_max_skew_s))
 
 
 def run_scheduler(settings: Settings) -> None:

@@ -15,6 +15,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from actors import messages as m
 from common.clock import Clock, utcnow
+from common.clock_offset import ClockOffset
 from actors.bus import CommandBus
 
 log = logging.getLogger(__name__)
@@ -44,14 +45,17 @@ TIMERS = (
 
 
 class Timers:
-    def __init__(self, pool: asyncpg.Pool, bus: CommandBus, clock: Clock = utcnow):
+    def __init__(self, pool: asyncpg.Pool, bus: CommandBus, clock: Clock = utcnow, offset: ClockOffset | None = None):
         self.pool = pool
         self.bus = bus
         self.clock = clock
+        self.offset = offset  # while this clock is off, nothing is found due: its commands would be refused
         self._sent: dict[str, float] = {}
 
     async def sweep(self, limit: int = 1000) -> int:
         """Send a command for everything due now; returns how many were sent."""
+        if self.offset is not None and not self.offset.within:
+            return 0
         now = self.clock()
         sent = 0
         due: set[str] = set()

@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 import secrets
 
 from aiohttp import web
 
 from actors.bus import CommandBus
-from common import wiring
+from common import clock_offset, wiring
+from common.clock_offset import ClockOffset
 from common.clock import Clock, utcnow
 from common.config import Settings
 from common.secrets import derived_keys
@@ -32,6 +35,16 @@ from web.input_limits import body_limit_middleware, path_ids_middleware
 log = logging.getLogger(__name__)
 
 
+async def _start(wired: wiring.Wired, context: Context, stop: asyncio.Event) -> None:
+    """Load what needs PostgreSQL once it answers, then keep the clock measured against Redis's until `stop`."""
+    async def load() -> None:
+        context.loaded = await derived_keys(wired.pool, wired.vault)
+        await context.offset.check()
+
+    if (await wired.start("web", stop, load))[0]:
+        await context.offset.keep_checked(stop)
+
+
 def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
     app = web.Application(
         # Outermost, so it times and counts every answer, errors included.
@@ -48,11 +61,20 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
         async with wiring.opened(settings, pool_max=20, redis_connections=200) as wired:
             bus = CommandBus(wired.redis, wired.keys, f"web-{secrets.token_hex(6)}", settings.reply_timeout_s)
             await bus.start()
+            offset = ClockOffset(wired.redis, "web", clock_offset.bound_s(settings.command_max_skew_s))
+            context = app[CONTEXT] = Context(settings, wired.pool, wired.redis, wired.keys, wired.vault, bus, offset,
+                                             clock=clock)
+            stop = asyncio.Event()
+            starting = asyncio.create_task(_start(wired, context, stop))
+            # Usually both answer at once and the process is ready as it starts listening; otherwise it listens
+            # meanwhile, and answers 503 until they do.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(asyncio.shield(starting), wiring.PROBE_TIMEOUT_S)
             try:
-                app[CONTEXT] = Context(settings, wired.pool, wired.redis, wired.keys, wired.vault, bus,
-                                       await derived_keys(wired.pool, wired.vault), clock=clock)
                 yield
             finally:
+                stop.set()
+                await starting
                 await bus.stop()
 
     app.cleanup_ctx.append(resources)

@@ -8,6 +8,8 @@ import asyncpg
 from aiohttp import web
 
 from common.clock import Clock, utcnow
+from common.clock_offset import ClockOffset
+from common.faults import NotStarted
 from common.config import Settings
 from common.merchants import ApiKey
 from common.secrets import DerivedKeys, Vault
@@ -25,9 +27,17 @@ class Context:
     keys: Keys
     vault: Vault
     bus: CommandBus
-    derived: DerivedKeys
+    offset: ClockOffset
     clock: Clock = utcnow
     key_cache: KeyCache = field(default_factory=KeyCache)
+    # Read from PostgreSQL once it answers: a web process started while it was away serves 503 until then.
+    loaded: DerivedKeys | None = None
+
+    @property
+    def derived(self) -> DerivedKeys:
+        if self.loaded is None:
+            raise NotStarted("the web process has not reached PostgreSQL since it started")
+        return self.loaded
 
 
 CONTEXT: web.AppKey[Context] = web.AppKey("context", Context)

@@ -74,11 +74,10 @@ async def error_middleware(request: web.Request, handler):
             )
             return ApiError(exc.status, code, exc.reason).response()
         raise
-    # Redis or PostgreSQL out of reach: the request did nothing, or (a command already queued) is answered on retry,
-    # so the answer names the command when there is one.
+    # Redis or PostgreSQL out of reach (or not yet reached since the process started): the request did nothing, or
+    # (a command already queued) is answered on retry, so the answer names the command when there is one. Pages and
+    # the dashboard get the same 503: a dependency's fault is never answered as this code's.
     except faults.UNAVAILABLE as exc:
-        if not request.path.startswith("/b2b/"):
-            raise
         log.warning("%s %s: a dependency is unavailable (%r)", request.method, request.path, exc)
         named = {"command_id": request[COMMAND_ID]} if COMMAND_ID in request else {}
         return ApiError(503, "service_unavailable", "A service dependency is unavailable; retry shortly.",

@@ -12,7 +12,8 @@ from web.context import ctx
 async def readyz(request: web.Request) -> web.Response:
     c = ctx(request)
     return await probes.readiness({"postgres": lambda: probes.postgres(c.pool),
-                                   "redis": lambda: probes.redis(lambda: c.bus.pipeliner.call("PING"))})
+                                   "redis": lambda: probes.redis(lambda: c.bus.pipeliner.call("PING")),
+                                   "clock": probes.clock(c.offset)})
 
 
 def add_routes(app: web.Application) -> None:

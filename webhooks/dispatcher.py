@@ -118,9 +118,12 @@ class Dispatcher:
                 raise
 
     async def run(self, stop: asyncio.Event) -> None:
-        await self.reclaim()
+        reclaimed = False
         while not stop.is_set():
             try:
+                if not reclaimed:  # what a dead consumer left, first: retried like a read when a dependency fails
+                    await self.reclaim()
+                    reclaimed = True
                 await self.consume(block_ms=500)
             except ResponseError as exc:
                 if str(exc).startswith("UNBLOCKED"):  # its node became a replica (a failover): read again

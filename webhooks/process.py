@@ -33,27 +33,28 @@ def _guarded(job):
 
 async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | None = None) -> None:
     knobs = webhook_settings.load()
-    async with wiring.opened(settings, pool_min=2, pool_max=6) as wired:
+    async with wiring.opened(settings, pool_max=6) as wired:
         dispatcher = Dispatcher(wired.pool, wired.redis, wired.keys, wired.vault, knobs, hooks=hooks)
-        await dispatcher.start()
-        scheduler = AsyncIOScheduler()
-        scheduler.add_job(_guarded(dispatcher.sweep), "interval", seconds=knobs.sweep_interval_s, max_instances=1,
-                          coalesce=True, id="webhook-retries")
-        scheduler.add_job(_guarded(dispatcher.reclaim), "interval", seconds=RECLAIM_EVERY_S, max_instances=1,
-                          coalesce=True, id="webhook-reclaim")
-        scheduler.add_job(_guarded(dispatcher.renew), "interval", seconds=knobs.lease_s / 3, max_instances=1,
-                          coalesce=True, id="webhook-leases")
-        scheduler.add_job(_guarded(dispatcher.report), "interval", seconds=REPORT_EVERY_S, max_instances=1,
-                          coalesce=True, id="webhook-gauges")
-        scheduler.start()
-        logs.announce(log, f"webhooks: delivering events from {wired.keys.events} "
-                           f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints")
-        logs.announce(log, f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once per"
-                           f" endpoint; retries swept every {knobs.sweep_interval_s:g} s")
-        try:
-            async with probes.serving("webhooks", settings.host, settings.metrics_port,
-                                      probes.basics(wired.pool, wired.redis)):
+        async with probes.serving("webhooks", settings.host, settings.metrics_port,
+                                  probes.basics(wired.pool, wired.redis)):
+            if not (await wired.start("webhooks", stop, dispatcher.start))[0]:
+                return
+            scheduler = AsyncIOScheduler()
+            scheduler.add_job(_guarded(dispatcher.sweep), "interval", seconds=knobs.sweep_interval_s,
+                              max_instances=1, coalesce=True, id="webhook-retries")
+            scheduler.add_job(_guarded(dispatcher.reclaim), "interval", seconds=RECLAIM_EVERY_S, max_instances=1,
+                              coalesce=True, id="webhook-reclaim")
+            scheduler.add_job(_guarded(dispatcher.renew), "interval", seconds=knobs.lease_s / 3, max_instances=1,
+                              coalesce=True, id="webhook-leases")
+            scheduler.add_job(_guarded(dispatcher.report), "interval", seconds=REPORT_EVERY_S, max_instances=1,
+                              coalesce=True, id="webhook-gauges")
+            scheduler.start()
+            logs.announce(log, f"webhooks: delivering events from {wired.keys.events} "
+                               f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints")
+            logs.announce(log, f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once"
+                               f" per endpoint; retries swept every {knobs.sweep_interval_s:g} s")
+            try:
                 await dispatcher.run(stop)
-        finally:
-            scheduler.shutdown(wait=False)
-            await dispatcher.close()
+            finally:
+                scheduler.shutdown(wait=False)
+                await dispatcher.close()

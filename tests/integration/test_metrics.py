@@ -17,23 +17,10 @@ from common.db import MIGRATIONS
 from streams.names import ACTORS_GROUP, Keys
 from tests.conftest import REDIS_URL, database
 from tests.integration.helpers import quick
-from tests.support.metrics import here, labelled, scrape, value
+from tests.support.metrics import here, labelled, probe, scrape, value
 from tests.support.processes import Processes, created, deployment, free_port
 
 ORDER = {"route": "/b2b/v1/orders/{order_id}", "method": "GET", "status": "404"}
-
-
-async def probe(http: aiohttp.ClientSession, url: str, timeout: float = 30) -> tuple[int, dict]:
-    """The answer of a process that may still be starting."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            async with http.get(url) as resp:
-                return resp.status, await resp.json()
-        except aiohttp.ClientConnectionError:
-            if time.monotonic() > deadline:
-                raise
-            await asyncio.sleep(0.2)
 
 
 async def test_web_counts_requests_by_route_pattern_and_status(stack, merchant):
@@ -103,7 +90,7 @@ async def test_worker_processes_serve_metrics_and_probes_on_their_port():
         actors = f"http://127.0.0.1:{actors_port}"
         assert await probe(http, actors + "/healthz") == (200, {"status": "ok"})
         assert await probe(http, actors + "/readyz") == (
-            200, {"status": "ready", "checks": {"postgres": "ok", "redis": "ok", "leases": "ok"}})
+            200, {"status": "ready", "checks": {"postgres": "ok", "redis": "ok", "clock": "ok", "leases": "ok"}})
         before = await scrape(http, actors + "/metrics")
         for n in range(3):
             await created(client, f"metrics-{n}", amount=f"3.0{n}")
@@ -154,4 +141,5 @@ async def test_readyz_of_a_worker_names_a_missing_migration():
         finally:
             procs.stop()
     assert (status, body) == (503, {"status": "not_ready",
-                                    "checks": {"postgres": f"migrations missing: {last}", "redis": "ok"}})
+                                    "checks": {"postgres": f"migrations missing: {last}", "redis": "ok",
+                                               "clock": "ok"}})

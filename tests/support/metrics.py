@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+
 import aiohttp
 from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
@@ -30,3 +33,16 @@ async def scrape(http: aiohttp.ClientSession, url: str) -> str:
     async with http.get(url) as resp:
         assert resp.status == 200 and resp.content_type == "text/plain", resp.status
         return await resp.text()
+
+
+async def probe(http: aiohttp.ClientSession, url: str, timeout: float = 30) -> tuple[int, dict]:
+    """The answer of a process that may still be starting."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            async with http.get(url) as resp:
+                return resp.status, await resp.json()
+        except aiohttp.ClientConnectionError:
+            if time.monotonic() > deadline:
+                raise
+            await asyncio.sleep(0.2)

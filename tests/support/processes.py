@@ -38,15 +38,16 @@ class Processes:
         self.procs: dict[str, subprocess.Popen] = {}
         self._files: list = []
 
-    def start(self, name: str, *args: str) -> subprocess.Popen:
-        """With an output folder, the process writes its stdout and stderr to NAME.out and NAME.err there."""
+    def start(self, name: str, *args: str, wrap: tuple[str, ...] = ()) -> subprocess.Popen:
+        """With an output folder, the process writes its stdout and stderr to NAME.out and NAME.err there. `wrap`
+        runs it under another command (`faketime -f -600s`)."""
         streams = {}
         if self.output is not None:
             # Closed by stop(), once the process has ended.
             streams = {"stdout": open(self.output / f"{name}.out", "ab"),  # noqa: SIM115
                        "stderr": open(self.output / f"{name}.err", "ab")}  # noqa: SIM115
             self._files += streams.values()
-        self.procs[name] = subprocess.Popen([sys.executable, "-m", "service", *args], env=self.env, cwd=ROOT,
+        self.procs[name] = subprocess.Popen([*wrap, sys.executable, "-m", "service", *args], env=self.env, cwd=ROOT,
                                             **streams)
         return self.procs[name]
 
@@ -102,11 +103,13 @@ async def created(client: Signed, key: str, amount: str = "2.00", attempts: int 
 @contextlib.asynccontextmanager
 async def deployment(redis_url: str, processes: tuple[str, ...] = ("web", "actors"), *,
                      args: dict[str, tuple[str, ...]] | None = None, env: dict[str, str] | None = None,
-                     output: Path | None = None, admin_url: str = ADMIN_URL):
+                     output: Path | None = None, admin_url: str = ADMIN_URL,
+                     wrap: dict[str, tuple[str, ...]] | None = None, answering: bool = True):
     """The named processes (an actors process may be named actors-1, actors-2...) on a database of their own (on
     admin_url's server), answering; yields them, a merchant's signed client and a pool on the database. `args`
     adds command-line arguments to the processes it names; `env` adds to or overrides their environment; with
-    `output` their stdout and stderr go to files there."""
+    `output` their stdout and stderr go to files there; `wrap` runs the processes it names under a command. With
+    `answering` False it yields without waiting for a first answer (a process the test starts later serves)."""
     async with database(f"svc_deploy_{secrets.token_hex(4)}", admin_url) as url:
         port = free_port()
         env = dict(os.environ, DATABASE_URL=url, REDIS_URL=redis_url, REDIS_PREFIX=f"dp{secrets.token_hex(3)}:",
@@ -115,13 +118,14 @@ async def deployment(redis_url: str, processes: tuple[str, ...] = ("web", "actor
                    WEBHOOK_SWEEP_INTERVAL_S="0.2", WEBHOOK_RECLAIM_IDLE_MS="500") | (env or {})
         procs = Processes(env, f"http://127.0.0.1:{port}", output)
         for name in processes:
-            procs.start(name, name.split("-")[0], *(args or {}).get(name, ()))
+            procs.start(name, name.split("-")[0], *(args or {}).get(name, ()), wrap=(wrap or {}).get(name, ()))
         pool = await db.connect(url, min_size=1, max_size=4)
         http = aiohttp.ClientSession()
         try:
             pair = await merchants.create(pool, Vault(env["SERVICE_MASTER_KEY"].encode()), "Deployed")
             client = Signed(http, procs.base_url, pair.public_key, pair.secret_key, pair.merchant_id)
-            await until_answered(client)
+            if answering:
+                await until_answered(client)
             yield procs, client, pool
         finally:
             procs.stop()

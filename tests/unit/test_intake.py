@@ -21,17 +21,22 @@ def _envelope(at: datetime) -> m.Envelope:
                                                                livemode=False, at=at))
 
 
-@pytest.mark.parametrize(("at", "appended", "found_on", "belongs_to", "reason"), [
-    (NOW, NOW, 3, 3, None),
-    (NOW - timedelta(seconds=300), NOW, 3, 3, None),  # at the window's edge
-    (NOW - timedelta(seconds=301), NOW, 3, 3, "command_skew: `command.at` is 301 s behind"),
-    (NOW + timedelta(seconds=301), NOW, 3, 3, "command_skew: `command.at` is 301 s ahead of"),
+@pytest.mark.parametrize(("at", "appended", "found_on", "belongs_to", "reason", "reader_clock"), [
+    (NOW, NOW, 3, 3, None, False),
+    (NOW - timedelta(seconds=300), NOW, 3, 3, None, False),  # at the window's edge
+    (NOW - timedelta(seconds=301), NOW, 3, 3, "command_skew: `command.at` is 301 s behind", False),
+    (NOW + timedelta(seconds=301), NOW, 3, 3, "command_skew: `command.at` is 301 s ahead of", False),
     # queued during an outage: old by the worker's clock, not by its entry's
-    (NOW - timedelta(hours=2), NOW - timedelta(hours=2), 3, 3, None),
-    (NOW + timedelta(hours=2), NOW + timedelta(hours=2), 3, 3, "command_skew: the entry id is 7200 s ahead of"),
-    (NOW, NOW, 2, 3, "wrong_partition: the order's commands belong on partition 3, not 2"),
-    (NOW.replace(tzinfo=None), NOW, 3, 3, None),  # the core refuses a naive time, naming the field
+    (NOW - timedelta(hours=2), NOW - timedelta(hours=2), 3, 3, None, False),
+    # a made-up entry id, or the worker's own clock behind: the worker checks its clock before setting it aside
+    (NOW + timedelta(hours=2), NOW + timedelta(hours=2), 3, 3, "command_skew: the entry id is 7200 s ahead of", True),
+    (NOW, NOW, 2, 3, "wrong_partition: the order's commands belong on partition 3, not 2", False),
+    (NOW.replace(tzinfo=None), NOW, 3, 3, None, False),  # the core refuses a naive time, naming the field
 ])
-def test_intake_refusals(at, appended, found_on, belongs_to, reason):
+def test_intake_refusals(at, appended, found_on, belongs_to, reason, reader_clock):
     found = intake.refusal(_envelope(at), _entry(appended), found_on, belongs_to, NOW, 300)
-    assert found == reason if reason is None else found.startswith(reason)
+    if reason is None:
+        assert found is None
+    else:
+        assert found.reason.startswith(reason)
+        assert found.reader_clock is reader_clock
