@@ -10,13 +10,13 @@ from collections.abc import Mapping
 
 import msgspec
 
-from actors import history, invariants
+from actors import invariants
 from actors import messages as m
 from actors.errors import Refused
 from actors.numbers import Key, NumberBlocks
 from actors.order import Order, decide, evolve, replay
 from actors.publication import publish
-from actors.store import Appended, Outcome, Prepared, Recorded, Wanted
+from actors.outcomes import Appended, Outcome, Prepared, Recorded, Wanted, event_id
 from actors.views import view_of
 
 _encode = msgspec.json.Encoder().encode
@@ -176,9 +176,9 @@ def decide_command(command_id: str, request_hash: str, cmd: m.Command,
     appended = []
     for event in events:
         state = evolve(state, event)
-        event_id = history.event_id(command_id, state.version, event.at)
-        public = publish(event_id, state.version, event, state)
-        appended.append(Appended(event_id, state.version, event, public, _encode(public)))
+        appended_id = event_id(command_id, state.version, event.at)
+        public = publish(appended_id, state.version, event, state)
+        appended.append(Appended(appended_id, state.version, event, public, _encode(public)))
     reply = _ok(command_id, _encode(view_of(state)))
     outcome = Outcome(command_id, cmd.order_id, request_hash, reply, tuple(appended), kind=_kind(cmd), at=cmd.at,
                       version=state.version)

@@ -11,7 +11,7 @@ import asyncpg
 
 from actors import store
 from common import metrics
-from streams import inspect
+from streams import inspect, leases
 from streams.connection import Client
 from streams.names import ACTORS_GROUP, Keys
 
@@ -57,5 +57,5 @@ async def leases_check(redis: Client, keys: Keys, owned: set[int]) -> str:
     stands by, as a spare would). A worker holding none while some partition has no holder is not serving."""
     if owned:
         return "ok"
-    unheld = [p for p in range(keys.partitions) if not await redis.exists(keys.lease(p))]
+    unheld = await leases.unheld(redis, keys)
     return "ok" if not unheld else f"no lease held here, and partitions {unheld[:8]} have no holder"

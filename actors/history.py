@@ -11,17 +11,7 @@ import msgspec
 
 from actors import messages as m
 from actors import schema
-from common.ids import derived_id, is_keyed_command, made_at
-
-
-def event_id(command_id: str, seq: int, at: datetime) -> str:
-    """The id of the event a command appended as the order's `seq`-th at `at` (the same on every retry of the
-    command). It begins with the command's time, so a batch's events land together in the index: its id's, or for a
-    keyed command, whose id has none, the time the command carried (which its events carry too)."""
-    at_ms = made_at(command_id)
-    if at_ms is None and is_keyed_command(command_id):
-        at_ms = int(at.timestamp() * 1000)
-    return derived_id("evt", command_id, str(seq), at_ms=at_ms)
+from actors.outcomes import event_id
 
 
 class StoredEvent(msgspec.Struct, frozen=True):

@@ -2,7 +2,7 @@
 
 Numbers come from the `order_numbers` row of each merchant and mode, committed there before any is used, so no
 two orders ever get one. A merchant creating orders at a steady rate gets a block of about a second of them at a
-time: its batches of new orders then need no PostgreSQL round trip before they are decided (actors/runtime.py),
+time: its batches of new orders then need no PostgreSQL round trip before they are decided (actors/applier.py),
 and its row is written about once a second instead of with every batch. A merchant creating fewer than
 `min_rate` orders a second gets exactly what each batch needs, so its numbers have no gaps; a worker that stops
 leaves its unused block as a gap in the numbers of the merchants that were that busy.

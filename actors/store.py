@@ -18,69 +18,10 @@ from actors import messages as m
 from actors import schema
 from actors.columns import Arrays, names
 from actors.order import Order
-from actors.publication import PublicEvent
+from actors.outcomes import Appended, Outcome, Prepared, Recorded, Wanted
 from actors.state import Refund, TxAttempt
 
 _encode = msgspec.json.Encoder().encode
-
-
-class Recorded(msgspec.Struct, frozen=True):
-    request_hash: str
-    reply: bytes
-    # An answer that held the order's view is recorded without it: the version it answered, and the order's events
-    # up to that version, from which the batch rebuilds the view. 0 and none for an answer recorded whole.
-    version: int = 0
-    history: tuple[m.Event, ...] = ()
-
-
-class Appended(msgspec.Struct, frozen=True):
-    event_id: str
-    seq: int
-    event: m.Event
-    public: PublicEvent
-    payload: bytes  # `public` as JSON, encoded once for the outbox and the events stream
-
-
-class Outcome(msgspec.Struct, frozen=True):
-    """What one command did: the reply it earned and the events it appended."""
-
-    command_id: str
-    order_id: str
-    request_hash: str
-    reply: bytes
-    appended: tuple[Appended, ...] = ()
-    # What the command was and when it was sent, recorded beside its reply for the order's timeline; empty on an
-    # outcome that records nothing.
-    kind: str = ""
-    at: datetime | None = None
-    version: int = 0  # of the order whose view the reply holds; 0 when it holds none
-
-    @property
-    def recorded(self) -> bytes:
-        """The reply as the dedupe table keeps it: an answer holding the order's view names its version instead, so
-        the order's JSON is written once per command (as its state)."""
-        return _encode(m.Reply(command_id=self.command_id, ok=True)) if self.version else self.reply
-
-
-class Wanted(msgspec.Struct, frozen=True):
-    """What a batch needs before its commands can be decided."""
-
-    command_ids: list[str]
-    order_ids: list[str]  # orders the worker does not hold in memory
-    # (command_id, merchant_id, livemode, extra) of orders needing a number; `extra` more are handed out with
-    # them, for the worker to hold (actors/numbers.py)
-    creations: list[tuple[str, str, bool, int]]
-    transfers: list[tuple[str, str]]  # (network, tx_hash) of refund transfers posted in the batch
-
-
-class Prepared(msgspec.Struct):
-    recorded: dict[str, Recorded]
-    orders: dict[str, Order]
-    # The order numbers handed to this batch and the worker's block, per (merchant_id, livemode): first and last,
-    # inclusive.
-    numbers: dict[tuple[str, bool], tuple[int, int]]
-    # The refund holding each of the batch's posted transfers, where one already does.
-    claims: dict[tuple[str, str], str]
 
 
 FIRST_ORDER_NUMBER = 1001

@@ -18,7 +18,8 @@ from aiohttp import web
 
 from actors import gauges
 from actors.bus import CommandBus
-from actors.runtime import BatchHooks, Worker
+from actors.applier import BatchHooks
+from actors.worker import Worker
 from common import clock_offset, db, logs, probes, wiring
 from common.clock_offset import ClockOffset
 from common.config import Settings
@@ -69,7 +70,7 @@ async def _actors(settings: Settings, hooks: BatchHooks | None) -> None:
                 return
             logs.announce(log, f"actors: worker {worker_id} serving {settings.partitions} partitions")
             _settle_garbage_collector()
-            sweeper = asyncio.create_task(worker.keep_outbox_swept(stop))
+            sweeper = asyncio.create_task(worker.outbox.keep_swept(stop))
             reporter = asyncio.create_task(gauges.keep_refreshed(pool, redis, keys, settings.lease_ttl_ms, stop))
             try:
                 await worker.run(stop)

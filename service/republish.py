@@ -14,7 +14,7 @@ from datetime import datetime
 import asyncpg
 import msgspec
 
-from actors.runtime import publication
+from streams.events import publication
 from streams.connection import Client
 from streams.names import Keys
 

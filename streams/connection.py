@@ -7,7 +7,6 @@ Every call goes through redis-py's public asyncio API.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -63,27 +62,3 @@ def stream_entries(reply: Any) -> list[tuple[str, bytes, dict[bytes, bytes]]]:
         for entry_id, fields in found:
             entries.append((name, entry_id, fields or {}))
     return entries
-
-
-async def read_group(reader: Client, group: str, consumer: str, streams: list[str], count: int,
-                     block_ms: int) -> list[tuple[str, bytes, dict[bytes, bytes]]]:
-    """New entries for this consumer from any of the streams, waiting up to block_ms for the first."""
-    if not is_cluster(reader):
-        found = await reader.xreadgroup(group, consumer, dict.fromkeys(streams, ">"), count=count,
-                                        block=block_ms or None)
-        return stream_entries(found)
-    # Each partition is a slot of its own: one non-blocking read per stream, sent together to each node.
-    waited, pause = 0.0, CLUSTER_POLL_S[0]
-    while True:
-        pipe = reader.pipeline(transaction=False)
-        for stream in streams:
-            pipe.xreadgroup(group, consumer, {stream: ">"}, count=count)
-        entries = []
-        for found in await pipe.execute(raise_on_error=True):
-            entries += stream_entries(found)
-        if entries or waited * 1000 >= block_ms:
-            return entries
-        pause = min(pause, block_ms / 1000 - waited)
-        await asyncio.sleep(pause)
-        waited += pause
-        pause = min(pause * 2, CLUSTER_POLL_S[1])

@@ -42,6 +42,13 @@ def _letter(entry_id: bytes, fields: dict[bytes, bytes], full: bool) -> Letter:
                   trace=text.get("trace", "") if full else "", command=text.get("m", "") if full else "")
 
 
+def set_aside_call(keys: Keys, stream: str, entry_id: bytes, command_id: str, deliveries: int, error: str, trace: str,
+                   at: str, message: bytes) -> tuple:
+    """A command set aside, with why and how often it was delivered, as a call for a pipeline."""
+    return ("XADD", keys.dead_letters, "*", "stream", stream, "entry_id", entry_id, "command_id", command_id,
+            "deliveries", deliveries, "error", error, "trace", trace, "at", at, "m", message)
+
+
 async def listed(redis: Client, keys: Keys, count: int = 100) -> list[Letter]:
     return [_letter(i, f, full=False) for i, f in await redis.xrange(keys.dead_letters, count=count)]
 

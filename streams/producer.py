@@ -23,6 +23,7 @@ from streams.pipeliner import Pipeliner, Script
 log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder().encode
 REPLY_BLOCK_MS = 200  # also how long stopping a bus may take
+REPLY_STREAM_MAXLEN = 10_000
 
 
 class ReplyTimeout(Exception):
@@ -179,6 +180,12 @@ class CommandBus:
             for waiter in self._waiting.get(reply.command_id, ()):
                 if not waiter.done():
                     waiter.set_result(reply)
+
+
+def reply_call(reply_stream: str, answers: list[bytes]) -> tuple:
+    """One entry on a process's reply stream holding a batch's encoded replies to it (a JSON array, as
+    `CommandBus.decode_replies` reads it), as a call for a pipeline."""
+    return ("XADD", reply_stream, "MAXLEN", "~", REPLY_STREAM_MAXLEN, "*", "r", b"[" + b",".join(answers) + b"]")
 
 
 def _expire(answer: asyncio.Future, command_id: str) -> None:

@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 from aiohttp.test_utils import TestServer
 from cryptography.fernet import Fernet
 
-from actors.runtime import Worker
+from actors.worker import Worker
 from common import config, db, merchants
 from common.secrets import Vault
 from streams.names import Keys

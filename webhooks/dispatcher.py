@@ -26,6 +26,7 @@ from common import faults, metrics
 from common.clock import Clock, utcnow
 from common.secrets import Vault
 from streams.connection import Client
+from streams.consumer import Consumer, lost_group, unblocked
 from streams.names import WEBHOOKS_GROUP, Keys
 from webhooks import endpoints, outcomes, schedule, store
 from webhooks.events import from_public
@@ -65,8 +66,9 @@ class Dispatcher:
                  hooks: DispatchHooks | None = None):
         settings = settings or WebhookSettings()
         self.pool, self.redis, self.keys, self.vault, self.hooks = pool, redis, keys, vault, hooks or DispatchHooks()
-        self.settings, self.clock, self.jitter, self.group = settings, clock, jitter, group
-        self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+        self.settings, self.clock, self.jitter = settings, clock, jitter
+        name = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+        self.consumer = Consumer(redis, group, name)
         self.sender = Sender(settings.timeout_s, clock)
         self._lanes: dict[str, Lane] = {}
         self._held: set[str] = set()    # deliveries queued or in flight here: never claimed twice
@@ -84,7 +86,7 @@ class Dispatcher:
 
     async def start(self, from_id: str = "0") -> None:
         """From the stream's start by default: the endpoints' creation times decide what is theirs."""
-        await self._make_group(from_id)
+        await self.consumer.ensure(self.keys.events, from_id)
         await self.sender.start()
         self._writer = asyncio.create_task(self._write_loop())
 
@@ -110,13 +112,6 @@ class Dispatcher:
                 await self._writer
         await self.sender.close()
 
-    async def _make_group(self, from_id: str) -> None:
-        try:
-            await self.redis.xgroup_create(self.keys.events, self.group, id=from_id, mkstream=True)
-        except ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
-
     async def run(self, stop: asyncio.Event) -> None:
         reclaimed = False
         while not stop.is_set():
@@ -126,13 +121,13 @@ class Dispatcher:
                     reclaimed = True
                 await self.consume(block_ms=500)
             except ResponseError as exc:
-                if str(exc).startswith("UNBLOCKED"):  # its node became a replica (a failover): read again
+                if unblocked(exc):  # its node became a replica (a failover): read again
                     continue
-                if not str(exc).startswith("NOGROUP"):
+                if not lost_group(exc):
                     raise
                 # Redis lost its data (a restart without persistence): read the new stream from its start.
                 log.warning("webhooks: the events stream lost its consumer group; making it again")
-                await self._make_group("0")
+                await self.consumer.ensure(self.keys.events, "0")
             except (*faults.UNAVAILABLE, asyncpg.PostgresError) as exc:
                 log.warning("webhooks: dependency unavailable (%s); retrying", exc)
                 await asyncio.sleep(0.5)
@@ -141,17 +136,13 @@ class Dispatcher:
 
     async def consume(self, block_ms: int = 0) -> int:
         """One read of new stream entries; returns how many deliveries it started."""
-        found = await self.redis.xreadgroup(self.group, self.consumer, {self.keys.events: ">"},
-                                            count=self.settings.batch, block=block_ms or None)
-        entries = [entry for _stream, batch in found or [] for entry in batch]
-        return await self._ingest(entries) if entries else 0
+        found = await self.consumer.read(self.redis, [self.keys.events], self.settings.batch, block_ms)
+        return await self._ingest([(e.entry_id, e.fields) for e in found]) if found else 0
 
     async def reclaim(self) -> int:
         """Entries a dead consumer read but never acknowledged (its deliveries may not exist yet)."""
-        claimed = await self.redis.xautoclaim(self.keys.events, self.group, self.consumer,
-                                              min_idle_time=self.settings.reclaim_idle_ms, count=self.settings.batch)
-        entries = [(entry_id, fields) for entry_id, fields in claimed[1] if fields]
-        return await self._ingest(entries) if entries else 0
+        claimed = await self.consumer.claim(self.keys.events, self.settings.batch, self.settings.reclaim_idle_ms)
+        return await self._ingest([(e.entry_id, e.fields) for e in claimed]) if claimed else 0
 
     async def _ingest(self, entries: list[tuple[bytes, dict]]) -> int:
         events: dict[str, store.Published] = {}
@@ -168,7 +159,7 @@ class Dispatcher:
         async with self.pool.acquire() as conn:
             rows = await self._fan_out(conn, list(events.values())) if events else []
             self.hooks.before_ack()
-            await self.redis.xack(self.keys.events, self.group, *[entry_id for entry_id, _ in entries])
+            await self.consumer.ack(self.keys.events, [entry_id for entry_id, _ in entries])
             return await self._admit(conn, rows)
 
     async def _fan_out(self, conn, events: list[store.Published]) -> list[asyncpg.Record]:

@@ -15,7 +15,7 @@ from prometheus_client import REGISTRY
 from actors import messages as m
 from actors.bus import CommandBus
 from actors.numbers import NumberBlocks
-from actors.runtime import Worker
+from actors.worker import Worker
 from common.clock import utcnow
 from streams.names import Keys
 from tests.support.commands import create_order
@@ -37,7 +37,7 @@ class Stand:
         """New orders until the worker holds a number for the next one (the first that finds none reads first and
         takes a block), so that the next batch of one creation is decided at once."""
         numbers = []
-        while not self.worker.numbers.held((self.merchant_id, False)):
+        while not self.worker.applier.numbers.held((self.merchant_id, False)):
             reply = await self.bus.ask(create_order(self.merchant_id))
             numbers.append(msgspec.json.decode(reply.state)["order_number"])
         return numbers
@@ -83,7 +83,7 @@ async def test_a_busy_merchant_gets_unique_numbers_without_gaps_with_batches_dec
     assert sorted(r["order_number"] for r in stored) == list(range(1001, 1051))
     # What the worker holds is committed as handed out: a worker started now numbers after it.
     last = await pool.fetchval("SELECT last FROM order_numbers WHERE merchant_id = $1", stand.merchant_id)
-    assert last >= 1050 + stand.worker.numbers.held((stand.merchant_id, False)) - 1
+    assert last >= 1050 + stand.worker.applier.numbers.held((stand.merchant_id, False)) - 1
 
 
 async def test_a_retry_of_a_recorded_creation_gets_its_answer_and_leaves_no_gap(stand, pool):
@@ -92,7 +92,7 @@ async def test_a_retry_of_a_recorded_creation_gets_its_answer_and_leaves_no_gap(
     answered = await stand.bus.ask(first)
     numbers.append(msgspec.json.decode(answered.state)["order_number"])
     numbers += await stand.holding()
-    stand.worker._cache.clear()  # as after a restart or a lease moving: the worker no longer knows the order
+    stand.worker.applier.cache.clear()  # as after a restart or a lease moving: the worker no longer knows the order
     again = batches("decided_again")
     retried = await stand.bus.ask(first)
     assert batches("decided_again") > again
@@ -108,7 +108,7 @@ async def test_a_creation_naming_an_order_that_exists_is_refused_and_the_order_k
     existing = create_order(stand.merchant_id)
     numbers.append(msgspec.json.decode((await stand.bus.ask(existing)).state)["order_number"])
     numbers += await stand.holding()
-    stand.worker._cache.clear()
+    stand.worker.applier.cache.clear()
     before = await pool.fetchrow("SELECT state, version FROM orders WHERE order_id = $1", existing.command.order_id)
     again = batches("decided_again")
     clash = create_order(stand.merchant_id, order_id=existing.command.order_id)  # a command id of its own

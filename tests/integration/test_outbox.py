@@ -9,7 +9,7 @@ from datetime import timedelta
 import msgspec
 import pytest
 
-from actors.runtime import Worker
+from actors.worker import Worker
 from common.clock import utcnow
 from streams.names import Keys
 from tests.integration.helpers import quick
@@ -52,12 +52,12 @@ async def test_sweep_publishes_what_a_crash_left_in_the_outbox(stack, redis, own
         payloads, utcnow() - timedelta(seconds=30))
     sweeper = Worker(stack.pool, redis, keys, "test-sweeper")
     try:
-        assert await sweeper.sweep_outbox(min_age_s=5) >= 1  # with whatever else a killed worker left
+        assert await sweeper.outbox.sweep(min_age_s=5) >= 1  # with whatever else a killed worker left
         assert {"evt_left_behind_0", "evt_left_behind_1"} <= await _stream_event_ids(redis, keys)
         assert await stack.pool.fetchval("SELECT count(*) FROM outbox WHERE batch_id = 'evt_left_behind_0'") == 0
-        assert await sweeper.sweep_outbox(min_age_s=5) == 0
+        assert await sweeper.outbox.sweep(min_age_s=5) == 0
     finally:
-        await sweeper.pipeliner.stop()
+        await sweeper.crew.pipeliner.stop()
 
 
 async def test_sweep_leaves_a_batch_still_being_published(stack, redis, own_keys):
@@ -66,8 +66,8 @@ async def test_sweep_leaves_a_batch_still_being_published(stack, redis, own_keys
         "INSERT INTO outbox (batch_id, payloads) VALUES ('evt_in_flight', $1)", [b'{"id": "evt_in_flight"}'])
     sweeper = Worker(stack.pool, redis, keys, "test-sweeper")
     try:
-        assert await sweeper.sweep_outbox(min_age_s=5) == 0
+        assert await sweeper.outbox.sweep(min_age_s=5) == 0
         assert "evt_in_flight" not in await _stream_event_ids(redis, keys)
     finally:
         await stack.pool.execute("DELETE FROM outbox WHERE batch_id = 'evt_in_flight'")
-        await sweeper.pipeliner.stop()
+        await sweeper.crew.pipeliner.stop()

@@ -11,7 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 
 from actors import messages as m
-from actors.runtime import Worker
+from actors.worker import Worker
 from streams.names import ACTORS_GROUP, Keys
 from actors.bus import CommandBus
 from tests.support.commands import create_order, make_core_raise

@@ -14,7 +14,7 @@ import redis.asyncio as aioredis
 from actors import messages as m
 from actors import store
 from actors.bus import CommandBus
-from actors.runtime import Worker
+from actors.worker import Worker
 from common.clock import utcnow
 from streams.names import Keys
 from tests.support.commands import create_order
@@ -45,7 +45,7 @@ async def test_a_cached_order_dropped_while_its_batch_reads_the_database_is_stil
 
     async def cache_dropped_meanwhile(conn, wanted):
         found = await prepare(conn, wanted)
-        worker._cache.clear()  # what the lease keeper does when the worker's partitions change
+        worker.applier.cache.clear()  # what the lease keeper does when the worker's partitions change
         return found
 
     monkeypatch.setattr(store, "prepare", cache_dropped_meanwhile)

@@ -10,7 +10,7 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from actors import messages as m
-from actors.runtime import Worker
+from actors.worker import Worker
 from streams.names import Keys
 from actors.bus import CommandBus
 from streams.producer import ReplyTimeout

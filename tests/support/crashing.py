@@ -8,7 +8,7 @@ import asyncio
 import os
 import sys
 
-from actors.runtime import BatchHooks
+from actors.applier import BatchHooks
 from common import config
 from service import processes
 from webhooks.dispatcher import DispatchHooks

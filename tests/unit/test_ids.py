@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from actors.history import event_id
+from actors.outcomes import event_id
 from common.ids import derived_id, is_keyed_command, keyed_command_id, made_at, now_ms, random_id, same_but_time
 
 AT = 1_795_620_000_123  # 2026-11-25, in milliseconds

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from actors.runtime import Worker
+from actors.outbox import OutboxSweep
 from webhooks.process import _guarded
 
 FAILURES = [
@@ -25,15 +25,15 @@ FAILURES = [
 async def test_the_outbox_sweep_reports_its_failures_and_sweeps_again(caplog, error, level, traceback):
     stop, sweeps = asyncio.Event(), []
 
-    async def sweep_outbox():
+    async def sweep():
         sweeps.append(1)
         if len(sweeps) == 3:
             stop.set()
         raise error
 
-    worker = SimpleNamespace(worker_id="w1", sweep_outbox=sweep_outbox)
-    with caplog.at_level(logging.WARNING, logger="actors.runtime"):
-        await asyncio.wait_for(Worker.keep_outbox_swept(worker, stop, every_s=0.001), 5)
+    outbox = SimpleNamespace(name="w1", sweep=sweep)
+    with caplog.at_level(logging.WARNING, logger="actors.outbox"):
+        await asyncio.wait_for(OutboxSweep.keep_swept(outbox, stop, every_s=0.001), 5)
     assert len(sweeps) == 3
     records = [r for r in caplog.records if "outbox sweep failed" in r.getMessage()]
     assert [(r.levelno, r.exc_info is not None) for r in records] == [(level, traceback)] * 3

@@ -13,9 +13,9 @@ from streams.connection import (
     blocking_reader,
     connect,
     is_cluster,
-    read_group,
     stream_entries,
 )
+from streams.consumer import Consumer, Entry
 from streams.pipeliner import Pipeliner
 from tests.conftest import REDIS_URL
 
@@ -96,10 +96,12 @@ async def test_group_reads_over_several_streams(client, key):
         await client.xgroup_create(stream, "g", id="0", mkstream=True)
     first = await client.xadd(streams[0], {"m": b"one"})
     await client.xadd(streams[1], {"m": b"two", "x": "3"})
-    found = await read_group(client, "g", "c", streams, 10, 100)
-    assert [(s, f) for s, _, f in found] == [(streams[0], {b"m": b"one"}), (streams[1], {b"m": b"two", b"x": b"3"})]
-    assert found[0][1] == first
-    assert await read_group(client, "g", "c", streams, 10, 50) == []  # waited, then nothing new
+    consumer = Consumer(client, "g", "c")
+    found = await consumer.read(client, streams, 10, 100)
+    assert [(e.stream, e.fields) for e in found] == [(streams[0], {b"m": b"one"}),
+                                                     (streams[1], {b"m": b"two", b"x": b"3"})]
+    assert found[0].entry_id == first and all(isinstance(e, Entry) for e in found)
+    assert await consumer.read(client, streams, 10, 50) == []  # waited, then nothing new
     await client.delete(*streams)
 
 

@@ -11,7 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from actors.leases import Leases
+from streams.leases import Leases
 from actors.messages import CancelOrder, Envelope, Reply
 from common.clock import utcnow
 from streams.names import Keys

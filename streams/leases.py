@@ -62,3 +62,8 @@ class Leases:
             await self.redis.eval(_RELEASE, 1, self.keys.lease(p), self.worker_id)
         self.owned.clear()
         await self.redis.zrem(self.keys.workers, self.worker_id)
+
+
+async def unheld(redis: Client, keys: Keys) -> list[int]:
+    """The partitions no worker holds a lease on."""
+    return [p for p in range(keys.partitions) if not await redis.exists(keys.lease(p))]
