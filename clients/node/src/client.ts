@@ -90,7 +90,9 @@ export class ServiceClient {
       if (n in params) { values[n] = String(params[n]); delete params[n]; }
     }
     if (names.includes('merchant_id') && !values.merchant_id) {
-      if (!this.options.merchantId) throw new TypeError(`${op.resource}.${op.name} needs merchantId: give it to the client or the call`);
+      if (!this.options.merchantId) {
+        throw new TypeError(`${op.resource}.${op.name} needs merchantId: give it to the client or the call`);
+      }
       values.merchant_id = this.options.merchantId;
     }
     const missing = names.filter((n) => !values[n]);
@@ -140,7 +142,8 @@ export class ServiceClient {
         failure = error;
         status = null;
       }
-      const info: ResponseInfo = { status: status ?? 0, headers, requestId: headers['x-request-id'] ?? null, attempts: attempt };
+      const requestId = headers['x-request-id'] ?? null;
+      const info: ResponseInfo = { status: status ?? 0, headers, requestId, attempts: attempt };
       if (status !== null && status < 400) {
         if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
           throw new DecodeError(`${where}: answered ${status} without a JSON object`);
@@ -152,7 +155,8 @@ export class ServiceClient {
       const wait = retryable(status, code) ? delay(attempt, headers, code, Date.now() / 1000) : null;
       if (wait === null || attempt > this.options.maxRetries) {
         if (status === null) {
-          throw new ConnectionFailed(`${where}: no answer after ${attempt} attempt(s): ${String((failure as Error)?.cause ?? failure)}`);
+          const cause = String((failure as Error)?.cause ?? failure);
+          throw new ConnectionFailed(`${where}: no answer after ${attempt} attempt(s): ${cause}`);
         }
         throw new ApiError({ status, type: error.type ?? 'api_error', code: error.code ?? `http_${status}`,
           message: error.message ?? `${where} answered ${status}`, param: error.param ?? null,
@@ -176,7 +180,9 @@ export class ServiceClient {
         let cursor: string | null = null;
         do {
           const { body, info } = await self.send(self.build(op, [...ids, cursor ? { ...params, cursor } : params]));
-          if (!Array.isArray(body.data)) throw new DecodeError(`${op.resource}.${op.name}: a list answer without \`data\``);
+          if (!Array.isArray(body.data)) {
+            throw new DecodeError(`${op.resource}.${op.name}: a list answer without \`data\``);
+          }
           for (const item of body.data) yield withResponse(decode(op.returns, item, `${op.resource}.${op.name}`), info);
           cursor = body.has_more ? (body.next_cursor as string | null) ?? null : null;
         } while (cursor);
@@ -191,7 +197,8 @@ function parse(text: string, status: number, headers: Record<string, string>, wh
     return JSON.parse(text);
   } catch {
     if (status >= 500) return null; // a proxy's error page: the status says enough
-    throw new DecodeError(`${where}: answered ${status} with a body that is not JSON (${headers['content-type'] ?? 'no content type'})`);
+    const type = headers['content-type'] ?? 'no content type';
+    throw new DecodeError(`${where}: answered ${status} with a body that is not JSON (${type})`);
   }
 }
 

@@ -27,7 +27,8 @@ export class ApiError extends ServiceError {
   readonly headers: Record<string, string>;
 
   constructor(f: ErrorFields) {
-    super(`${f.status} ${f.code}: ${f.message}${f.param ? ` (param ${f.param})` : ''}${f.requestId ? ` [request ${f.requestId}]` : ''}`);
+    const param = f.param ? ` (param ${f.param})` : '';
+    super(`${f.status} ${f.code}: ${f.message}${param}${f.requestId ? ` [request ${f.requestId}]` : ''}`);
     this.status = f.status;
     this.type = f.type;
     this.code = f.code;

@@ -94,7 +94,8 @@ export function decode<N extends ModelName>(model: N, value: unknown, where: str
     } else if (kind in SCHEMAS) {
       decode(kind as ModelName, v, at);
     } else if (kindOf(v) !== kind) {
-      throw new DecodeError(`${at}: ${v === undefined ? 'missing from the answer' : `expected ${kind}, got ${kindOf(v)}`}`);
+      const what = v === undefined ? 'missing from the answer' : `expected ${kind}, got ${kindOf(v)}`;
+      throw new DecodeError(`${at}: ${what}`);
     }
   }
   return obj as Models[N];

@@ -16,7 +16,9 @@ export interface VerifyOptions {
 type Headers = Record<string, string | string[] | undefined> | { get(name: string): string | null };
 
 function header(headers: Headers, name: string): string {
-  if (typeof (headers as { get?: unknown }).get === 'function') return (headers as { get(n: string): string | null }).get(name) ?? '';
+  if (typeof (headers as { get?: unknown }).get === 'function') {
+    return (headers as { get(n: string): string | null }).get(name) ?? '';
+  }
   for (const [k, v] of Object.entries(headers)) {
     if (k.toLowerCase() === name) return Array.isArray(v) ? v.join(',') : v ?? '';
   }
@@ -37,7 +39,8 @@ export function verifyWebhook(payload: Uint8Array | string, headers: Headers, se
   if (Math.abs(now - Number(timestamp)) > tolerance) {
     throw new WebhookVerificationError(`timestamp more than ${tolerance} s from now: refused as a possible replay`);
   }
-  const expected = Buffer.from('sha256=' + createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex'));
+  const digest = createHmac('sha256', secret).update(`${timestamp}.`).update(body).digest('hex');
+  const expected = Buffer.from(`sha256=${digest}`);
   const offered = header(headers, 'x-service-signature').split(',').map((s) => Buffer.from(s.trim()));
   // Every value is compared, each in constant time; lengths of signatures are public.
   const matches = offered.filter((s) => s.length === expected.length && timingSafeEqual(s, expected)).length;

@@ -30,7 +30,9 @@ class Case {
   resolve(v, index = 0) {
     if (typeof v === 'string' && v.startsWith('$')) return v === '$index' ? String(index) : dig(this.saved, v.slice(1));
     if (Array.isArray(v)) return v.map((x) => this.resolve(x, index));
-    if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, this.resolve(x, index)]));
+    if (v && typeof v === 'object') {
+      return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, this.resolve(x, index)]));
+    }
     return v;
   }
 
@@ -85,10 +87,13 @@ class Case {
       const info = result.lastResponse;
       check(expect.status === undefined || info.status === expect.status, where, 'status', info.status);
       check(expect.attempts === undefined || info.attempts === expect.attempts, where, 'attempts', info.attempts);
-      for (const [k, v] of Object.entries(expect.fields ?? {})) check(dig(result, k) === v, where, k, dig(result, k), v);
+      for (const [k, v] of Object.entries(expect.fields ?? {})) {
+        check(dig(result, k) === v, where, k, dig(result, k), v);
+      }
     }
     if (expect.max_attempts_at_least !== undefined) {
-      check(Math.max(...results.map(([r]) => r.lastResponse.attempts)) >= expect.max_attempts_at_least, where, 'attempts');
+      const most = Math.max(...results.map(([r]) => r.lastResponse.attempts));
+      check(most >= expect.max_attempts_at_least, where, 'attempts', most);
     }
     if (expect.slowest_call_at_least_s !== undefined) {
       check(Math.max(...results.map(([, s]) => s)) >= expect.slowest_call_at_least_s, where, 'waited');
@@ -128,7 +133,8 @@ class Case {
 }
 
 async function post(url, payload) {
-  const res = await fetch(url, { method: 'POST', body: JSON.stringify(payload), headers: { 'content-type': 'application/json' } });
+  const headers = { 'content-type': 'application/json' };
+  const res = await fetch(url, { method: 'POST', body: JSON.stringify(payload), headers });
   await res.text();
 }
 

@@ -36,8 +36,11 @@ test('both builds export the same surface', () => {
 });
 
 test('a write keeps its Idempotency-Key across retries and is signed afresh each time', async () => {
-  const { seen, c } = client([new TypeError('fetch failed'), { status: 503, body: { error: { code: 'service_unavailable' } }, headers: { 'retry-after': '0' } },
-    { status: 201, body: { ...ORDER, added_later: 1 } }]);
+  const { seen, c } = client([
+    new TypeError('fetch failed'),
+    { status: 503, body: { error: { code: 'service_unavailable' } }, headers: { 'retry-after': '0' } },
+    { status: 201, body: { ...ORDER, added_later: 1 } },
+  ]);
   const order = await c.orders.create({ amount: '1.00' });
   assert.equal(order.order_id, 'ord_1');
   assert.equal(order.added_later, 1);
@@ -50,12 +53,15 @@ test('a write keeps its Idempotency-Key across retries and is signed afresh each
   }
 });
 
-for (const [status, code] of [[400, 'invalid_json'], [401, 'bad_signature'], [404, 'order_not_found'], [409, 'idempotency_key_reused'], [422, 'invalid_field']]) {
+const REFUSALS = [[400, 'invalid_json'], [401, 'bad_signature'], [404, 'order_not_found'],
+  [409, 'idempotency_key_reused'], [422, 'invalid_field']];
+for (const [status, code] of REFUSALS) {
   test(`a ${status} ${code} is raised at once with its fields`, async () => {
-    const { seen, c } = client([{ status, body: { error: { type: 'invalid_request_error', code, message: 'no', param: 'amount' } },
-      headers: { 'content-type': 'application/json', 'x-request-id': 'req_9' } }]);
-    await assert.rejects(c.orders.retrieve('ord_1'), (e) => e instanceof ApiError && e.status === status && e.code === code
-      && e.param === 'amount' && e.requestId === 'req_9' && e.type === 'invalid_request_error');
+    const error = { type: 'invalid_request_error', code, message: 'no', param: 'amount' };
+    const headers = { 'content-type': 'application/json', 'x-request-id': 'req_9' };
+    const { seen, c } = client([{ status, body: { error }, headers }]);
+    await assert.rejects(c.orders.retrieve('ord_1'), (e) => e instanceof ApiError && e.status === status
+      && e.code === code && e.param === 'amount' && e.requestId === 'req_9' && e.type === 'invalid_request_error');
     assert.equal(seen.length, 1);
   });
 }
