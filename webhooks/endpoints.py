@@ -8,10 +8,10 @@ import asyncpg
 import msgspec
 
 from common.clock import iso
-from common.ids import random_id, secret_token
+from common.ids import random_id
 from common.secrets import Vault
 from contract.api import Event
-from webhooks import store
+from webhooks import signing, store
 from webhooks.events import record_merchant_event
 
 MAX_PER_MODE = 16
@@ -54,7 +54,7 @@ async def count_locked(conn: asyncpg.Connection, merchant_id: str, livemode: boo
 async def create(conn: asyncpg.Connection, vault: Vault, merchant_id: str, livemode: bool, url: str,
                  enabled_events: list[str], description: str | None, now: datetime) -> tuple[Endpoint, str]:
     """The new endpoint and its signing secret, which is shown this once."""
-    secret = secret_token("whsec", 32)
+    secret = signing.new_secret()
     row = await conn.fetchrow(
         f"INSERT INTO webhook_endpoints (endpoint_id, merchant_id, livemode, url, description, enabled_events,"
         f" status, secret_enc, created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, 'enabled', $7, $8, $8)"
@@ -111,7 +111,7 @@ async def delete(conn: asyncpg.Connection, endpoint: Endpoint, now: datetime) ->
 async def roll(conn: asyncpg.Connection, vault: Vault, endpoint: Endpoint, overlap: timedelta,
                now: datetime) -> tuple[Endpoint, str]:
     """A new secret; the current one keeps signing beside it until now + overlap (an older one stops now)."""
-    secret = secret_token("whsec", 32)
+    secret = signing.new_secret()
     row = await conn.fetchrow(
         "UPDATE webhook_endpoints SET previous_secret_enc = CASE WHEN $3::timestamptz > $4 THEN secret_enc END,"
         " previous_secret_expires_at = CASE WHEN $3::timestamptz > $4 THEN $3::timestamptz END,"

@@ -105,6 +105,9 @@ async def test_json_lines_follow_a_request_to_its_webhooks_and_hold_no_secret(tm
             secrets_seen |= {f"webhook signature {n}": part.removeprefix("sha256=")
                              for n, r in enumerate(receiver.requests)
                              for part in r.headers["x-service-signature"].split(",")}
+            secrets_seen |= {f"standard webhook signature {n}": part.removeprefix("v1,")
+                             for n, r in enumerate(receiver.requests)
+                             for part in r.headers["webhook-signature"].split()}
             assert receiver.requests and len(signatures) == 4  # the endpoint, the session, the payment, the refund
     finally:
         await receiver.stop()

@@ -17,7 +17,8 @@ from tests.webhooks.support import Clock, pump, register
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "webhooks.md"
 EXPECTED_HEADERS = {"host", "content-type", "content-length", "user-agent", "x-service-event-id",
-                    "x-service-event-type", "x-service-timestamp", "x-service-signature"}
+                    "x-service-event-type", "x-service-timestamp", "x-service-signature",
+                    "webhook-id", "webhook-timestamp", "webhook-signature"}
 
 
 def doc_block(language: str, marker: str) -> str:

@@ -14,7 +14,7 @@ from webhooks.sender import KEPT, Job, Sender
 
 def job(url: str, livemode: bool) -> Job:
     return Job(delivery_id="whd_t", event_id="evt_t", event_type="order.created", endpoint_id="we_t",
-               livemode=livemode, url=url, secrets=["whsec_t"], payload=b'{"id":"evt_t"}', attempts=0,
+               livemode=livemode, url=url, secrets=["whsec_dGVzdC1zZWNyZXQ="], payload=b'{"id":"evt_t"}', attempts=0,
                round_attempts=0, round_started_at=None)
 
 

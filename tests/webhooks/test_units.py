@@ -3,6 +3,7 @@ address check, and which failures make an endpoint failing."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import re
@@ -27,11 +28,33 @@ def test_signature_is_sha256_hex_over_timestamp_dot_body():
         [signing.sign("whsec_new", 5, body), signing.sign("whsec_old", 5, body)])
 
 
+SECRET = "whsec_" + base64.b64encode(b"k" * 32).decode()
+
+
 def test_headers_name_the_event():
-    h = signing.headers(["s"], 7, b"{}", "evt_1", "payment.settled")
+    h = signing.headers([SECRET], 7, b"{}", "evt_1", "payment.settled")
     assert h == {"Content-Type": "application/json", "User-Agent": "Service-Webhooks/1",
                  "X-Service-Event-Id": "evt_1", "X-Service-Event-Type": "payment.settled",
-                 "X-Service-Timestamp": "7", "X-Service-Signature": signing.sign("s", 7, b"{}")}
+                 "X-Service-Timestamp": "7", "X-Service-Signature": signing.sign(SECRET, 7, b"{}"),
+                 "webhook-id": "evt_1", "webhook-timestamp": "7",
+                 "webhook-signature": signing.sign_standard(SECRET, "evt_1", 7, b"{}")}
+
+
+def test_standard_signature_is_base64_hmac_of_the_secret_bytes_over_id_timestamp_body():
+    expected = base64.b64encode(hmac.new(b"k" * 32, b"evt_1.7.{}", hashlib.sha256).digest()).decode()
+    assert signing.sign_standard(SECRET, "evt_1", 7, b"{}") == "v1," + expected
+    older = "whsec_" + base64.urlsafe_b64encode(b"\xfb\xff" * 16).decode().rstrip("=")
+    assert signing.standard_key(older) == b"\xfb\xff" * 16
+    assert signing.standard_secret(older) == "whsec_" + base64.b64encode(b"\xfb\xff" * 16).decode()
+    assert signing.standard_signature_header([SECRET, older], "evt_1", 7, b"{}") == " ".join(
+        [signing.sign_standard(SECRET, "evt_1", 7, b"{}"), signing.sign_standard(older, "evt_1", 7, b"{}")])
+
+
+def test_new_secrets_are_standard_base64_of_32_bytes():
+    secret = signing.new_secret()
+    assert re.fullmatch(r"whsec_[A-Za-z0-9+/]{43}=", secret) and signing.standard_secret(secret) == secret
+    with pytest.raises(ValueError):
+        signing.standard_key("whsec_not base64!")
 
 
 @pytest.mark.parametrize("failures,minutes", [(1, 1), (2, 2), (3, 4), (4, 8), (10, 512), (11, 720), (30, 720)])

@@ -1,0 +1,15 @@
+// Node server library for merchant backends of the checkout, orders and refunds service (B2B API v1).
+export { ServiceClient } from './client';
+export type { Args, ClientOptions, Params, RequestOptions, Resources, WithResponse } from './client';
+export { ApiError, ConnectionFailed, DecodeError, ServiceError, WebhookVerificationError } from './errors';
+export type { ErrorFields } from './errors';
+export type {
+  ApiObject, Event, Merchant, MerchantSettings, Models, Order, QuickSession, Redelivery, Refund, RefundRequest,
+  ResponseInfo, WebhookDelivery, WebhookEndpoint,
+} from './models';
+export { OPERATIONS } from './operations';
+export type { HttpMethod, ModelName, Operation } from './operations';
+export { delay, retryable } from './retries';
+export { API_VERSION, VERSION } from './version';
+export { standardWebhooksSecret, verifyWebhook } from './webhooks';
+export type { VerifyOptions } from './webhooks';

@@ -1,0 +1,102 @@
+// Typed answers: each model declares the fields a merchant backend relies on, checked when the answer is read;
+// fields the service adds later are kept, so a newer service never breaks an older library.
+
+import { DecodeError } from './errors';
+import type { ModelName } from './operations';
+
+/** How an answer came: HTTP status, headers, request id and how many attempts it took. */
+export interface ResponseInfo {
+  status: number;
+  headers: Record<string, string>;
+  requestId: string | null;
+  attempts: number;
+}
+
+export interface ApiObject {
+  [field: string]: unknown;
+}
+
+export interface Order extends ApiObject {
+  order_id: string; order_number: string; livemode: boolean; status: string; amount: string; amount_paid: string;
+  amount_refunded: string; amount_due: string; line_items: ApiObject[]; external_ref: string | null;
+  metadata: Record<string, string>; payments: ApiObject[]; created_at: string;
+}
+export interface QuickSession extends ApiObject {
+  order_id: string; order_number: string; session_id: string; session_key: string; checkout_url: string;
+  expires_at: string; amount_due: string; status: string; order: Order;
+}
+export interface Refund extends ApiObject {
+  refund_id: string; order_id: string; livemode: boolean; status: string; amount: string; reason: string;
+  created_at: string;
+}
+export interface RefundRequest extends ApiObject {
+  token: string; refund_url: string; status: string; order_id: string; amount: string; expires_at: string;
+}
+export interface Merchant extends ApiObject { merchant_id: string; name: string; livemode: boolean }
+export interface MerchantSettings extends ApiObject {
+  merchant_id: string; auto_approve_customer_refunds: boolean; receive_addresses: Record<string, string>;
+}
+export interface Event extends ApiObject {
+  id: string; type: string; created_at: string; livemode: boolean; data: Record<string, unknown>;
+}
+export interface WebhookEndpoint extends ApiObject {
+  id: string; url: string; enabled_events: string[]; status: string; livemode: boolean;
+  /** Only in the answers of create and rollSecret. */
+  secret?: string;
+}
+export interface WebhookDelivery extends ApiObject {
+  id: string; endpoint_id: string; event_id: string; status: string; attempt_count: number;
+}
+export interface Redelivery extends ApiObject { delivery_ids: string[] }
+
+export interface Models {
+  ApiObject: ApiObject; Order: Order; QuickSession: QuickSession; Refund: Refund; RefundRequest: RefundRequest;
+  Merchant: Merchant; MerchantSettings: MerchantSettings; Event: Event; WebhookEndpoint: WebhookEndpoint;
+  WebhookDelivery: WebhookDelivery; Redelivery: Redelivery;
+}
+
+type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array' | `${'string' | 'object'}?` | ModelName;
+
+const S = 'string' as const;
+const SCHEMAS: Record<ModelName, Record<string, Kind>> = {
+  ApiObject: {},
+  Order: { order_id: S, order_number: S, livemode: 'boolean', status: S, amount: S, amount_paid: S,
+    amount_refunded: S, amount_due: S, line_items: 'array', external_ref: 'string?', metadata: 'object',
+    payments: 'array', created_at: S },
+  QuickSession: { order_id: S, order_number: S, session_id: S, session_key: S, checkout_url: S, expires_at: S,
+    amount_due: S, status: S, order: 'Order' },
+  Refund: { refund_id: S, order_id: S, livemode: 'boolean', status: S, amount: S, reason: S, created_at: S },
+  RefundRequest: { token: S, refund_url: S, status: S, order_id: S, amount: S, expires_at: S },
+  Merchant: { merchant_id: S, name: S, livemode: 'boolean' },
+  MerchantSettings: { merchant_id: S, auto_approve_customer_refunds: 'boolean', receive_addresses: 'object' },
+  Event: { id: S, type: S, created_at: S, livemode: 'boolean', data: 'object' },
+  WebhookEndpoint: { id: S, url: S, enabled_events: 'array', status: S, livemode: 'boolean', secret: 'string?' },
+  WebhookDelivery: { id: S, endpoint_id: S, event_id: S, status: S, attempt_count: 'number' },
+  Redelivery: { delivery_ids: 'array' },
+};
+
+function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'array' : typeof value;
+}
+
+/** The answer checked against its model; throws DecodeError naming the field that is not as API v1 has it. */
+export function decode<N extends ModelName>(model: N, value: unknown, where: string): Models[N] {
+  if (kindOf(value) !== 'object') throw new DecodeError(`${where}: expected a JSON object, got ${kindOf(value)}`);
+  const obj = value as Record<string, unknown>;
+  for (const [field, kind] of Object.entries(SCHEMAS[model])) {
+    const v = obj[field];
+    const at = `${where}.${field}`;
+    if (kind.endsWith('?')) {
+      if (v !== undefined && v !== null && kindOf(v) !== kind.slice(0, -1)) {
+        throw new DecodeError(`${at}: expected ${kind.slice(0, -1)} or null, got ${kindOf(v)}`);
+      }
+    } else if (kind in SCHEMAS) {
+      decode(kind as ModelName, v, at);
+    } else if (kindOf(v) !== kind) {
+      const what = v === undefined ? 'missing from the answer' : `expected ${kind}, got ${kindOf(v)}`;
+      throw new DecodeError(`${at}: ${what}`);
+    }
+  }
+  return obj as Models[N];
+}
