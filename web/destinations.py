@@ -18,6 +18,7 @@ from chain_watchers import (
 from chain_watchers.registry import adapter_class
 from readmodel.lookups import CARD
 from readmodel.order import OrderView
+from web.commands import amount
 from web.errors import ApiError
 
 
@@ -68,13 +69,16 @@ def card_paid(order: OrderView) -> bool:
     return bool(order.payments) and all(p.network == CARD for p in order.payments)
 
 
-def whole_cents(destination: Destination, micros: int) -> None:
-    """A card refund is sent to the provider in cents: a finer amount is refused, never rounded."""
+def refund_amount(destination: Destination, text: str) -> int:
+    """A refund's `amount` in micro-dollars. A card refund is sent to the provider in cents: a finer amount is
+    refused, never rounded."""
+    micros = amount(text, "amount")
     if destination.refund_network == CARD:
         try:
             amounts.refund_cents(micros)
         except amounts.NotWholeCents as exc:
             raise ApiError(422, "invalid_amount", f"`amount` is not whole cents: {exc}.", "amount") from None
+    return micros
 
 
 def refund_destination(to_address: str, network_slug: str, token_address: str) -> Destination:

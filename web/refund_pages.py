@@ -18,7 +18,6 @@ from common import merchants, money
 from common.ids import random_id
 from readmodel.order import OrderView, TokenView
 from web import decoding, destinations, i18n, request_ids
-from web.commands import amount as parse_amount
 from web.commands import ask, checked
 from web.context import ctx
 from web.errors import ApiError
@@ -142,12 +141,11 @@ def _chain_destination(form: RefundFormIn) -> m.Destination:
 async def submit(request: web.Request) -> web.StreamResponse:
     order, token, form = await _posted(request, RefundFormIn)
     destination = destinations.CARD_DESTINATION if destinations.card_paid(order) else _chain_destination(form)
-    cents = parse_amount(form.amount, "amount")
-    destinations.whole_cents(destination, cents)
+    micros = destinations.refund_amount(destination, form.amount)
     settings = await merchants.settings(ctx(request).pool, order.merchant_id)
     command = m.CreateRefund(
         order_id=order.order_id, merchant_id=order.merchant_id, livemode=order.livemode, at=ctx(request).clock(),
-        refund_id=random_id("re"), link_token=random_id("rl", 16), amount=cents,
+        refund_id=random_id("re"), link_token=random_id("rl", 16), amount=micros,
         reason=form.reason, destination=destination, flow="customer",
         auto_approve=settings.auto_approve_customer_refunds, note=form.note, token=token.token,
     )

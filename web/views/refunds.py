@@ -9,7 +9,7 @@ from contract import api as contract
 from common import merchants
 from readmodel.lookups import CARD
 from web import bodies, destinations, lookups
-from web.commands import amount, body, ids_of, made_by, submit
+from web.commands import body, ids_of, made_by, submit
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.render import refund_json, respond
@@ -46,16 +46,15 @@ async def _destination(request: web.Request, refund_in: bodies.RefundIn) -> m.De
 
 async def create(request: web.Request, merchant_id: str, refund_in: bodies.RefundIn, flow: str) -> dict:
     """The refund as the API answers it; the dashboard's Issue Refund calls this too."""
-    cents = amount(refund_in.amount, "amount")
     ids, api_key = ids_of(request), caller(request)
     # Only a customer's refund may be approved by the merchant's standing choice: a merchant's own needs no read.
     auto_approve = flow == "customer" and (
         await merchants.settings(ctx(request).pool, merchant_id)).auto_approve_customer_refunds
     destination = await _destination(request, refund_in)
-    destinations.whole_cents(destination, cents)
+    micros = destinations.refund_amount(destination, refund_in.amount)
     command = m.CreateRefund(
         order_id=refund_in.order_id, merchant_id=merchant_id, livemode=api_key.livemode, at=ctx(request).clock(),
-        refund_id=ids.make("re", "refund"), link_token=ids.make("rl", "link_token", 16), amount=cents,
+        refund_id=ids.make("re", "refund"), link_token=ids.make("rl", "link_token", 16), amount=micros,
         reason=refund_in.reason, flow=flow,
         destination=destination,
         auto_approve=auto_approve,
