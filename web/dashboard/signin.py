@@ -10,7 +10,8 @@ import asyncpg
 from aiohttp import web
 
 from common import users
-from web import decoding
+from common.audit import Actor
+from web import audit_trail, decoding
 from web.context import Context, ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import check_csrf, signed_in
@@ -110,13 +111,28 @@ async def signin(request: web.Request) -> web.Response:
     user = await users.authenticate(c.pool, email, password) if email and password else None
     if user is None:
         await count_failure(c, email, ip)
+        tried = await users.find(c.pool, email) if email else None
+        if tried is not None:  # an unknown address belongs to no merchant whose log could hold it
+            await _record(request, tried, "staff.sign_in_failed")
         return _form(request, nonce, 401, "The email or the password is wrong.", email, next_path)
     await c.redis.delete(c.keys.signin_attempts_email(email))
+    raise await signed_in_redirect(request, user, next_path)
+
+
+async def _record(request: web.Request, user: users.StaffUser, action: str) -> None:
+    await audit_trail.record(request, action, who=Actor("staff", user.user_id, user.email),
+                             merchant_id=user.merchant_id, object_id=user.user_id)
+
+
+async def signed_in_redirect(request: web.Request, user: users.StaffUser, next_path: str | None) -> web.HTTPSeeOther:
+    """A new session for the user, recorded, and the redirect (with its cookie) to where they work."""
+    c = ctx(request)
     raw = await sessions.start(c.pool, c.derived.dashboard_session, user, c.clock())
+    await _record(request, user, "staff.signed_in")
     redirect = web.HTTPSeeOther(next_path or await _landing(request, user))
     sessions.set_cookie(redirect, sessions.COOKIE, raw, request.app[keys.PREFIX], request.app[keys.SECURE],
                         max_age=int(sessions.LIFETIME.total_seconds()))
-    raise redirect
+    return redirect
 
 
 @signed_in(Can.SIGN_OUT, while_locked=True)
