@@ -49,7 +49,7 @@ async def count_failure(c: Context, email: str, ip: str) -> None:
         await c.redis.eval(_COUNT, 1, key, WINDOW_S)
 
 
-def _signin_token(request: web.Request, nonce: str) -> str:
+def signin_token(request: web.Request, nonce: str) -> str:
     return hmac.new(ctx(request).derived.dashboard_signin, nonce.encode(), hashlib.sha256).hexdigest()
 
 
@@ -75,7 +75,7 @@ async def _landing(request: web.Request, user: users.StaffUser | sessions.Sessio
 def _form(request: web.Request, nonce: str, code: int = 200, error: str | None = None, email: str = "",
           next_path: str | None = None) -> web.Response:
     response = render(request, "signin.html", code=code, error=error, email=email,
-                      signin_csrf=_signin_token(request, nonce), next_path=next_path or "")
+                      signin_csrf=signin_token(request, nonce), next_path=next_path or "")
     sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[keys.PREFIX], request.app[keys.SECURE])
     return response
 
@@ -94,7 +94,7 @@ async def signin(request: web.Request) -> web.Response:
     c = ctx(request)
     nonce = request.cookies.get(SIGNIN_COOKIE, "")
     try:
-        await check_csrf(request, _signin_token(request, nonce) if nonce else secrets.token_hex(32))
+        await check_csrf(request, signin_token(request, nonce) if nonce else secrets.token_hex(32))
     except ApiError as exc:
         return _form(request, nonce or secrets.token_urlsafe(24), 403, exc.message)
     posted = await decoding.posted_form(request)
