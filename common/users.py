@@ -94,7 +94,8 @@ async def insert(conn: asyncpg.Connection, merchant_id: str, email: str, passwor
     try:
         async with conn.transaction():  # a savepoint inside the caller's: a taken address leaves it usable
             await conn.execute(
-                "INSERT INTO staff_users (user_id, merchant_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)",
+                "INSERT INTO staff_users (user_id, merchant_id, email, password_hash, role)"
+                " VALUES ($1, $2, $3, $4, $5)",
                 user_id, merchant_id, email, password_hash, role,
             )
     except asyncpg.UniqueViolationError:

@@ -23,8 +23,9 @@ _GONE = {"used": "This invitation link was used already: sign in with the passwo
 
 def _form(request: web.Request, invitation: invitations.Invitation, nonce: str, code: int = 200,
           error: str | None = None) -> web.Response:
-    response = render(request, "invite.html", code=code, invitation=invitation, error=error, request_token=request.match_info["token"],
-                      signin_csrf=signin_token(request, nonce), min_password=users.MIN_PASSWORD)
+    response = render(request, "invite.html", code=code, invitation=invitation, error=error,
+                      token=request.match_info["token"], signin_csrf=signin_token(request, nonce),
+                      min_password=users.MIN_PASSWORD)
     sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[keys.PREFIX], request.app[keys.SECURE])
     return response
 

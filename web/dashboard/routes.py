@@ -5,8 +5,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from common.config import Settings
-from web.dashboard import (audit, invite, issue, keys, lock, orders, payout, review, sales, settings, shell, signin, site,
-                           team, webhooks)
+from web.dashboard import (audit, invite, issue, keys, lock, orders, payout, review, sales, settings, shell, signin,
+                           site, team, webhooks)
 from web.dashboard.html import error_page
 
 MODE = "/{mode:test|live}"
