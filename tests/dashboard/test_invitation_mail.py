@@ -11,7 +11,7 @@ import pytest
 from common import users
 from tests.conftest import running
 from tests.dashboard.support import Http, make_staff
-from tests.unit.test_mail import smtp  # noqa: F401
+from tests.unit.test_mail import _free_port, smtp  # noqa: F401
 
 
 @pytest.fixture
@@ -63,3 +63,23 @@ async def test_an_invitation_from_the_team_page_says_it_was_mailed_and_the_maile
     finally:
         await http.close()
         await invited.close()
+
+
+async def test_a_mail_server_out_of_reach_leaves_the_link_on_screen(settings, pool, redis, keys):
+    unreachable = msgspec.structs.replace(settings, smtp_url=f"smtp://127.0.0.1:{_free_port()}",
+                                          mail_from="team@shop.example")
+    async with running(unreachable, pool, redis, keys) as stack:
+        owner = await make_staff(stack)
+        status, body = await owner.client.post(f"/b2b/v1/merchants/{owner.merchant_id}/staff/invitations",
+                                               {"email": "someone@example.com", "role": "cashier"})
+        assert status == 201 and "/invite/" in body["url"]
+        http = Http(owner.dashboard)
+        try:
+            await http.sign_in(owner)
+            token = await http.csrf("/team")
+            status, text, _ = await http.post("/team/invitations", {"csrf": token, "email": "other@example.com",
+                                                                    "role": "cashier"})
+        finally:
+            await http.close()
+        assert status == 201 and "The email could not be sent: copy the link" in text
+        assert 'id="invitation-url"' in text

@@ -3,6 +3,7 @@ owner stays; every change is in the audit log, which no statement can change or 
 
 from __future__ import annotations
 
+import asyncio
 from urllib.parse import urlsplit
 
 import asyncpg
@@ -208,3 +209,13 @@ async def test_no_statement_can_change_or_delete_an_audit_row(stack, merchant):
 async def test_a_staff_user_made_by_the_command_line_still_signs_in(stack, merchant):
     user = await users.create(stack.pool, merchant.merchant_id, "cli@example.com", PASSWORD, "manager")
     assert (await users.find(stack.pool, "cli@example.com")).user_id == user.user_id
+
+
+async def test_two_owners_demoting_each_other_at_once_leave_one_owner(stack, merchant):
+    first, second = await make_staff(stack, merchant), await make_staff(stack, merchant, role="manager")
+    ids = [(await users.find(stack.pool, s.email)).user_id for s in (first, second)]
+    assert (await merchant.patch(f"{_staff(merchant)}/{ids[1]}", {"role": "owner"}))[0] == 200
+    answers = await asyncio.gather(*(merchant.patch(f"{_staff(merchant)}/{user_id}", {"role": "cashier"})
+                                     for user_id in ids))
+    assert sorted(status for status, _ in answers) == [200, 409]
+    assert [m.role for m in await users.team(stack.pool, merchant.merchant_id)].count("owner") == 1
