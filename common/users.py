@@ -1,9 +1,13 @@
-"""Dashboard staff users: one merchant each, email, role, an argon2id password hash and an optional PIN's hash."""
+"""Dashboard staff users: one merchant each, email, role, an argon2id password hash and an optional PIN's hash.
+
+The only module that writes `staff_users`: the command line, sign-in, invitations and the team page all come here.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import re
+from datetime import datetime
 
 import asyncpg
 import msgspec
@@ -26,11 +30,30 @@ class UserError(ValueError):
     """A user that cannot be created, in words for the person at the command line."""
 
 
+class LastOwner(UserError):
+    """The change would leave the merchant without an owner, and nobody could manage its team again."""
+
+
+class NoSuchUser(UserError):
+    """No user of this id on the merchant's team (another merchant's users are not found either)."""
+
+
 class StaffUser(msgspec.Struct, frozen=True):
     user_id: str
     merchant_id: str
     email: str
     role: str
+
+
+class Member(msgspec.Struct, frozen=True, kw_only=True):
+    """A user as the team page and the B2B staff list show them."""
+
+    user_id: str
+    email: str
+    role: str
+    created_at: datetime
+    signed_in_at: datetime | None
+    pin: bool
 
 
 def normal_email(email: str) -> str:
@@ -42,25 +65,104 @@ def check_password(password: str) -> None:
         raise UserError(f"the password must be {MIN_PASSWORD} to {MAX_PASSWORD} characters long")
 
 
-async def create(pool: asyncpg.Pool, merchant_id: str, email: str, password: str, role: str = "owner") -> StaffUser:
-    email = normal_email(email)
+def check_role(role: str) -> None:
     if role not in ROLES:
         raise UserError(f"the role must be one of {', '.join(ROLES)}, not {role!r}")
+
+
+def check_email(email: str) -> None:
+    """`email` already normal (normal_email)."""
     if not _EMAIL.match(email) or len(email) > 254:
         raise UserError(f"{email!r} is not an email address")
+
+
+async def create(pool: asyncpg.Pool, merchant_id: str, email: str, password: str, role: str = "owner") -> StaffUser:
+    email = normal_email(email)
+    check_role(role)
+    check_email(email)
     check_password(password)
     if await pool.fetchval("SELECT 1 FROM merchants WHERE merchant_id = $1", merchant_id) is None:
         raise UserError(f"no merchant {merchant_id}")
+    async with pool.acquire() as conn:
+        return await insert(conn, merchant_id, email, password, role)
+
+
+async def insert(conn: asyncpg.Connection, merchant_id: str, email: str, password: str, role: str) -> StaffUser:
+    """A new user of checked email, password and role (an invitation's acceptance calls this in its transaction)."""
     password_hash = await asyncio.to_thread(_hasher.hash, password)
     user_id = random_id("usr")
     try:
-        await pool.execute(
-            "INSERT INTO staff_users (user_id, merchant_id, email, password_hash, role) VALUES ($1, $2, $3, $4, $5)",
-            user_id, merchant_id, email, password_hash, role,
-        )
+        async with conn.transaction():  # a savepoint inside the caller's: a taken address leaves it usable
+            await conn.execute(
+                "INSERT INTO staff_users (user_id, merchant_id, email, password_hash, role)"
+                " VALUES ($1, $2, $3, $4, $5)",
+                user_id, merchant_id, email, password_hash, role,
+            )
     except asyncpg.UniqueViolationError:
         raise UserError(f"a user with the email {email} exists already") from None
     return StaffUser(user_id, merchant_id, email, role)
+
+
+async def mark_signed_in(conn: asyncpg.Connection, user_id: str, now: datetime) -> None:
+    await conn.execute("UPDATE staff_users SET signed_in_at = $2 WHERE user_id = $1", user_id, now)
+
+
+async def find(pool: asyncpg.Pool, email: str) -> StaffUser | None:
+    """The team member of this address (a sign-in that failed is recorded against them)."""
+    row = await pool.fetchrow("SELECT user_id, merchant_id, email, role FROM staff_users"
+                              " WHERE email = $1 AND removed_at IS NULL", normal_email(email))
+    return StaffUser(*row.values()) if row else None
+
+
+_MEMBER = "SELECT user_id, email, role, created_at, signed_in_at, pin_hash IS NOT NULL AS pin FROM staff_users"
+
+
+async def team(db, merchant_id: str) -> list[Member]:
+    """The merchant's users still on the team, owners first, then by address."""
+    rows = await db.fetch(_MEMBER + " WHERE merchant_id = $1 AND removed_at IS NULL"
+                          " ORDER BY array_position(ARRAY['owner', 'manager', 'cashier'], role), email", merchant_id)
+    return [Member(**dict(row)) for row in rows]
+
+
+async def _member_for_change(conn: asyncpg.Connection, merchant_id: str, user_id: str) -> Member:
+    """The user, with the merchant's row locked: two owners demoting each other at once are decided one by one,
+    so the last owner always stays."""
+    await conn.execute("SELECT 1 FROM merchants WHERE merchant_id = $1 FOR UPDATE", merchant_id)
+    row = await conn.fetchrow(_MEMBER + " WHERE merchant_id = $1 AND user_id = $2 AND removed_at IS NULL",
+                              merchant_id, user_id)
+    if row is None:
+        raise NoSuchUser(f"no user {user_id} on this team")
+    return Member(**dict(row))
+
+
+async def _keep_an_owner(conn: asyncpg.Connection, merchant_id: str, member: Member, what: str) -> None:
+    if member.role != "owner":
+        return
+    others = await conn.fetchval("SELECT count(*) FROM staff_users WHERE merchant_id = $1 AND role = 'owner'"
+                                 " AND removed_at IS NULL AND user_id <> $2", merchant_id, member.user_id)
+    if not others:
+        raise LastOwner(f"{member.email} is the last owner and cannot be {what}: make another user an owner first")
+
+
+async def change_role(conn: asyncpg.Connection, merchant_id: str, user_id: str, role: str) -> tuple[Member, str]:
+    """The user with their new role, and the role they had; applies to open sessions at once (read per request).
+    Call inside a transaction."""
+    check_role(role)
+    member = await _member_for_change(conn, merchant_id, user_id)
+    if role != "owner":
+        await _keep_an_owner(conn, merchant_id, member, "demoted")
+    await conn.execute("UPDATE staff_users SET role = $2 WHERE user_id = $1", user_id, role)
+    return msgspec.structs.replace(member, role=role), member.role
+
+
+async def remove(conn: asyncpg.Connection, merchant_id: str, user_id: str, now: datetime) -> Member:
+    """Off the team: sessions deleted (the next request is signed out), the row kept for the sales and the audit
+    log that name them. Call inside a transaction."""
+    member = await _member_for_change(conn, merchant_id, user_id)
+    await _keep_an_owner(conn, merchant_id, member, "removed")
+    await conn.execute("UPDATE staff_users SET removed_at = $2, pin_hash = NULL WHERE user_id = $1", user_id, now)
+    await conn.execute("DELETE FROM dashboard_sessions WHERE user_id = $1", user_id)
+    return member
 
 
 def _verify(password_hash: str, password: str) -> bool:
@@ -73,7 +175,7 @@ def _verify(password_hash: str, password: str) -> bool:
 async def authenticate(pool: asyncpg.Pool, email: str, password: str) -> StaffUser | None:
     """The user when the password matches; argon2 runs in a thread so the event loop keeps serving."""
     row = await pool.fetchrow("SELECT user_id, merchant_id, email, role, password_hash FROM staff_users"
-                              " WHERE email = $1",
+                              " WHERE email = $1 AND removed_at IS NULL",
                               normal_email(email))
     ok = await asyncio.to_thread(_verify, row["password_hash"] if row else _DUMMY_HASH, password[:MAX_PASSWORD])
     if row is None or not ok:

@@ -163,3 +163,13 @@ class SubmitTxIn(_Body):
     tx_hash: Annotated[str, Meta(min_length=1, max_length=128)]
     network: Annotated[str, Meta(min_length=1, max_length=40)]
     token_address: Annotated[str, Meta(min_length=1, max_length=128)]
+
+
+class InvitationIn(_Body):
+    """The role is checked by the handler, so a wrong one is refused in words naming `role`."""
+    email: Annotated[str, Meta(max_length=320)]
+    role: Annotated[str, Meta(max_length=40)]
+
+
+class StaffRoleIn(_Body):
+    role: Annotated[str, Meta(max_length=40)]

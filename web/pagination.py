@@ -17,7 +17,7 @@ def cursor(created_at: datetime, object_id: str) -> str:
     return base64.urlsafe_b64encode(f"{created_at.isoformat()}|{object_id}".encode()).decode()
 
 
-def _parse(text: str) -> tuple[datetime, str]:
+def parse_cursor(text: str) -> tuple[datetime, str]:
     try:
         stamp, object_id = base64.urlsafe_b64decode(text.encode()).decode().split("|", 1)
         return datetime.fromisoformat(stamp), object_id
@@ -38,7 +38,7 @@ class Page:
             raise ApiError(422, "invalid_limit", "`limit` must be an integer from 1 to 100.", "limit")
         self.limit = int(text)
         self.filters = {name: query.get(name) for name in filters}
-        self.before = _parse(query["cursor"]) if "cursor" in query else None
+        self.before = parse_cursor(query["cursor"]) if "cursor" in query else None
 
     def answer(self, shape: type[L], data: list, rows: list, position) -> L:
         """The list answer (a contract.page_of shape) for rows fetched with limit + 1; position(row) is its

@@ -9,12 +9,14 @@ from web import bodies
 from web.context import ONE_COMMAND
 from web.route import Route
 from web.views import (
+    audit_events,
     merchants,
     orders,
     refund_requests,
     refund_transactions,
     refunds,
     settings,
+    staff,
     test_helpers,
     webhooks,
 )
@@ -43,6 +45,8 @@ ROUTES: list[Route] = [
     *settings.ROUTES,
     *test_helpers.ROUTES,
     *webhooks.ROUTES,
+    *staff.ROUTES,
+    *audit_events.ROUTES,
 ]
 
 

@@ -9,8 +9,10 @@ from urllib.parse import urlencode
 from aiohttp import web
 
 from common import logs
+from common.audit import Actor
 from common.merchants import ApiKey
 from web import decoding
+from web.audit_trail import STAFF_ACTOR
 from web.context import CALLER, ctx
 from web.dashboard import keys, sessions, site
 from web.dashboard.html import error_page, problem
@@ -69,6 +71,7 @@ def _guard(handler, *, needs: Can, json: bool, while_locked: bool):
             if json:
                 raise refusal
             return error_page(request, refusal.status, refusal.message)
+        request[STAFF_ACTOR] = Actor("staff", session.user_id, session.email)
         request[CALLER] = ApiKey(public_key=f"dashboard:{session.user_id}", merchant_id=session.merchant_id,
                                  livemode=request.match_info.get("mode") == "live", secret="")
         try:

@@ -20,7 +20,10 @@ HEADERS = {**PAGE_HEADERS, "Content-Security-Policy": _CSP, "X-Frame-Options": "
 
 
 # The top bar's sections, each shown to the roles that may open it (the routes refuse the others all the same).
-SECTIONS = (("orders", "Orders", Can.SEE_ORDERS), ("review", "Review", Can.REFUND), ("settings", "Settings", Can.CONFIGURE))
+SECTIONS = (("orders", "Orders", Can.SEE_ORDERS), ("review", "Review", Can.REFUND),
+            ("settings", "Settings", Can.CONFIGURE), ("team", "Team", Can.MANAGE_TEAM),
+            ("audit", "Audit log", Can.MANAGE_TEAM))
+MODELESS = frozenset({"team", "audit"})  # the merchant's whole team and log: at {prefix}/team, not under a mode
 
 
 def render(request: web.Request, name: str, code: int = 200, config: dict | None = None, t: Translator = _ENGLISH,
@@ -32,7 +35,8 @@ def render(request: web.Request, name: str, code: int = 200, config: dict | None
     response = render_page(
         f"dashboard/{name}", t, config or {}, code=code, prefix=prefix, mode=mode, base=f"{prefix}/{mode}",
         livemode=mode == "live", staff=staff,
-        sections=[(key, label) for key, label, needs in SECTIONS if staff and allows(staff.role, needs)], csrf=staff.csrf_token if staff else None,
+        sections=[(key, label, prefix if key in MODELESS else f"{prefix}/{mode}") for key, label, needs in SECTIONS
+                  if staff and allows(staff.role, needs)], modeless=MODELESS, csrf=staff.csrf_token if staff else None,
         flash=request.get(keys.FLASH), path=request.path, **values,
     )
     response.headers.update(HEADERS)

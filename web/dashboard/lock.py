@@ -6,7 +6,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from common import users
-from web import bodies, decoding
+from web import audit_trail, bodies, decoding
 from web.context import ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import signed_in
@@ -66,5 +66,6 @@ async def unlock(request: web.Request) -> web.Response:
         return _ok(locked=False)
     left = await sessions.count_pin_failure(c.pool, staff, MAX_PIN_FAILURES)
     if left == 0:
+        await audit_trail.record(request, "pin.locked_out", object_id=staff.user_id, moded=False)
         raise ApiError(401, "signed_out", "Five wrong PINs: you are signed out. Sign in again with your password.")
     raise ApiError(403, "pin_wrong", f"The PIN is wrong: {left} tries left.", "pin", tries_left=left)

@@ -10,7 +10,7 @@ from aiohttp import web
 from actors import schema
 from readmodel.lookups import CARD
 from readmodel.statuses import OrderStatus
-from common import money
+from common import audit, money
 from web import lookups
 from web.context import ctx
 from web.dashboard import display
@@ -78,6 +78,7 @@ async def order_page(request: web.Request, order_id: str, *, code: int = 200, va
         request, "order.html", code=code, order=msgspec.to_builtins(order_json(settings, order)),
         refunds=msgspec.to_builtins([refund_json(settings, order, r) for r in order.refunds]), tokens=tokens,
         timeline=await _timeline(request, order.order_id), display=display,
+        actions=await audit.of_order(ctx(request).pool, order.merchant_id, order.order_id),
         refundable=order.refundable, refundable_text=money.format(order.refundable),
         destinations=display.destination_options(order.livemode, any(p.network == CARD for p in order.payments)),
         dialog="link" if minted else ("form" if values is not None else None),

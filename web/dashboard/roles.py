@@ -11,6 +11,7 @@ class Can(Enum):
     SEE_ORDERS = "see_orders"  # every order of the merchant
     REFUND = "refund"  # issue refunds and links, execute them, review (approve, reject, cancel, renew)
     CONFIGURE = "configure"  # settings, API keys, card account, webhook redelivery
+    MANAGE_TEAM = "manage_team"  # the team page (invite, change roles, remove) and the audit log
 
 
 GRANTS: dict[str, frozenset[Can]] = {

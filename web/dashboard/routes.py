@@ -5,7 +5,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from common.config import Settings
-from web.dashboard import issue, keys, lock, orders, payout, review, sales, settings, shell, signin, site, webhooks
+from web.dashboard import (audit, invite, issue, keys, lock, orders, payout, review, sales, settings, shell, signin,
+                           site, team, webhooks)
 from web.dashboard.html import error_page
 
 MODE = "/{mode:test|live}"
@@ -25,6 +26,14 @@ ROUTES = [
     ("GET", "/signin", signin.signin_page),
     ("POST", "/signin", signin.signin),
     ("POST", "/signout", signin.signout),
+    ("GET", "/invite/{token}", invite.invite_page),
+    ("POST", "/invite/{token}", invite.accept),
+    ("GET", "/team", team.team_page),
+    ("POST", "/team/invitations", team.invite),
+    ("POST", "/team/invitations/{invitation_id}/revoke", team.revoke),
+    ("POST", "/team/{user_id}/role", team.change_role),
+    ("POST", "/team/{user_id}/remove", team.remove),
+    ("GET", "/audit", audit.audit_page),
     ("GET", "/app", shell.page),
     ("GET", "/app/manifest.webmanifest", shell.manifest),
     ("GET", "/app/sw.js", shell.worker),

@@ -10,7 +10,7 @@ from aiohttp import web
 from actors.views import stored_view
 from common import money
 from common.clock import iso
-from web import bodies, decoding, destinations, lookups
+from web import audit_trail, bodies, decoding, destinations, lookups
 from web.context import caller, ctx
 from web.dashboard import keys
 from web.dashboard.guard import signed_in
@@ -65,6 +65,8 @@ async def sell(request: web.Request) -> web.Response:
         "INSERT INTO counter_sales (order_id, user_id, merchant_id, livemode, created_at) VALUES ($1, $2, $3, $4, $5)"
         " ON CONFLICT (order_id) DO NOTHING",
         order.order_id, request[keys.STAFF].user_id, api_key.merchant_id, api_key.livemode, order.created_at)
+    await audit_trail.record(request, "sale.created", object_id=order.order_id, order_id=order.order_id,
+                             details={"amount": money.format(order.amount_owed)})
     return _no_store(await _sale(request, order.order_id), 201)
 
 

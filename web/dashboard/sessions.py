@@ -11,6 +11,7 @@ import asyncpg
 import msgspec
 from aiohttp import web
 
+from common import users
 from common.users import StaffUser
 
 COOKIE = "dash_session"
@@ -44,7 +45,7 @@ async def start(pool: asyncpg.Pool, key: bytes, user: StaffUser, now: datetime) 
             " VALUES ($1, $2, $3, $4, $5)",
             _hash(key, raw), user.user_id, secrets.token_urlsafe(32), now, now + LIFETIME,
         )
-        await conn.execute("UPDATE staff_users SET signed_in_at = $2 WHERE user_id = $1", user.user_id, now)
+        await users.mark_signed_in(conn, user.user_id, now)
     return raw
 
 
@@ -54,7 +55,7 @@ async def load(pool: asyncpg.Pool, key: bytes, raw: str | None, now: datetime) -
     row = await pool.fetchrow(
         "SELECT s.session_hash, s.user_id, u.email, u.merchant_id, m.name AS merchant_name, u.role, s.csrf_token, s.locked, s.flash"
         " FROM dashboard_sessions s JOIN staff_users u USING (user_id) JOIN merchants m USING (merchant_id)"
-        " WHERE s.session_hash = $1 AND s.expires_at > $2",
+        " WHERE s.session_hash = $1 AND s.expires_at > $2 AND u.removed_at IS NULL",
         _hash(key, raw), now,
     )
     return Session(**dict(row)) if row else None

@@ -6,7 +6,7 @@ from aiohttp import web
 
 from cards import accounts
 from common import merchants
-from web import bodies, decoding
+from web import audit_trail, bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, webhooks
 from web.dashboard.guard import done, signed_in
@@ -52,7 +52,7 @@ async def settings_page(request: web.Request) -> web.Response:
 async def save_refunds(request: web.Request) -> web.Response:
     posted = await decoding.posted_form(request)
     change = decoding.convert({"auto_approve_customer_refunds": posted.get("auto_approve") == "on"}, bodies.SettingsIn)
-    await settings_views.apply_change(ctx(request).pool, ctx(request).vault, caller(request), change)
+    await settings_views.apply_change(request, ctx(request).pool, change)
     raise await done(request, request.path.removesuffix("/refunds"), "Customer refund setting saved.")
 
 
@@ -66,7 +66,7 @@ async def save_addresses(request: web.Request) -> web.Response:
     change = decoding.convert({"receive_addresses": {slug: value or None for slug, value in sent.items() if slug in shown}},
                      bodies.SettingsIn)
     try:
-        await settings_views.apply_change(ctx(request).pool, ctx(request).vault, caller(request), change)
+        await settings_views.apply_change(request, ctx(request).pool, change)
     except ApiError as exc:
         if exc.status >= 500:
             raise
@@ -77,7 +77,7 @@ async def save_addresses(request: web.Request) -> web.Response:
 async def _change_card(request: web.Request, card: dict | None, saved: str) -> web.Response:
     change = decoding.convert({"card": card}, bodies.SettingsIn)
     try:
-        await settings_views.apply_change(ctx(request).pool, ctx(request).vault, caller(request), change)
+        await settings_views.apply_change(request, ctx(request).pool, change)
     except ApiError as exc:
         if exc.status >= 500:
             raise
@@ -106,4 +106,6 @@ async def roll_key(request: web.Request) -> web.Response:
     have = await _api_key(request)
     change = merchants.roll if have else merchants.add_key
     pair = await change(c.pool, c.vault, api_key.merchant_id, api_key.livemode)
+    await audit_trail.record(request, "api_key.rolled", object_id=pair.public_key,
+                             details={"rolled": bool(have)})
     return await page(request, secret_key=pair.secret_key)

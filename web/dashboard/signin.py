@@ -10,7 +10,8 @@ import asyncpg
 from aiohttp import web
 
 from common import users
-from web import decoding
+from common.audit import Actor
+from web import audit_trail, decoding
 from web.context import Context, ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import check_csrf, signed_in
@@ -48,7 +49,7 @@ async def count_failure(c: Context, email: str, ip: str) -> None:
         await c.redis.eval(_COUNT, 1, key, WINDOW_S)
 
 
-def _signin_token(request: web.Request, nonce: str) -> str:
+def signin_token(request: web.Request, nonce: str) -> str:
     return hmac.new(ctx(request).derived.dashboard_signin, nonce.encode(), hashlib.sha256).hexdigest()
 
 
@@ -74,7 +75,7 @@ async def _landing(request: web.Request, user: users.StaffUser | sessions.Sessio
 def _form(request: web.Request, nonce: str, code: int = 200, error: str | None = None, email: str = "",
           next_path: str | None = None) -> web.Response:
     response = render(request, "signin.html", code=code, error=error, email=email,
-                      signin_csrf=_signin_token(request, nonce), next_path=next_path or "")
+                      signin_csrf=signin_token(request, nonce), next_path=next_path or "")
     sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[keys.PREFIX], request.app[keys.SECURE])
     return response
 
@@ -93,7 +94,7 @@ async def signin(request: web.Request) -> web.Response:
     c = ctx(request)
     nonce = request.cookies.get(SIGNIN_COOKIE, "")
     try:
-        await check_csrf(request, _signin_token(request, nonce) if nonce else secrets.token_hex(32))
+        await check_csrf(request, signin_token(request, nonce) if nonce else secrets.token_hex(32))
     except ApiError as exc:
         return _form(request, nonce or secrets.token_urlsafe(24), 403, exc.message)
     posted = await decoding.posted_form(request)
@@ -110,13 +111,28 @@ async def signin(request: web.Request) -> web.Response:
     user = await users.authenticate(c.pool, email, password) if email and password else None
     if user is None:
         await count_failure(c, email, ip)
+        tried = await users.find(c.pool, email) if email else None
+        if tried is not None:  # an unknown address belongs to no merchant whose log could hold it
+            await _record(request, tried, "staff.sign_in_failed")
         return _form(request, nonce, 401, "The email or the password is wrong.", email, next_path)
     await c.redis.delete(c.keys.signin_attempts_email(email))
+    raise await signed_in_redirect(request, user, next_path)
+
+
+async def _record(request: web.Request, user: users.StaffUser, action: str) -> None:
+    await audit_trail.record(request, action, who=Actor("staff", user.user_id, user.email),
+                             merchant_id=user.merchant_id, object_id=user.user_id)
+
+
+async def signed_in_redirect(request: web.Request, user: users.StaffUser, next_path: str | None) -> web.HTTPSeeOther:
+    """A new session for the user, recorded, and the redirect (with its cookie) to where they work."""
+    c = ctx(request)
     raw = await sessions.start(c.pool, c.derived.dashboard_session, user, c.clock())
+    await _record(request, user, "staff.signed_in")
     redirect = web.HTTPSeeOther(next_path or await _landing(request, user))
     sessions.set_cookie(redirect, sessions.COOKIE, raw, request.app[keys.PREFIX], request.app[keys.SECURE],
                         max_age=int(sessions.LIFETIME.total_seconds()))
-    raise redirect
+    return redirect
 
 
 @signed_in(Can.SIGN_OUT, while_locked=True)

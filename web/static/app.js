@@ -260,6 +260,7 @@
       $('review').href = back + '/review';
       // The server refuses the refund screens to a role without them all the same; the tab only spares a 403.
       document.querySelector('[data-tab="refunds"]').hidden = !who.can.refund;
+      $('menu').hidden = !who.can.manage_team;
       $('scan-qr').hidden = !('BarcodeDetector' in window && navigator.mediaDevices);
       renderAmount();
       if (who.locked) showLocked(); else show('sell');

@@ -8,7 +8,7 @@ from aiohttp import web
 
 from actors import messages as m
 from contract import api as contract
-from web import bodies, lookups
+from web import audit_trail, bodies, lookups
 from web.commands import amount, body, ids_of, made_by, submit
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -70,7 +70,10 @@ async def issue_token(request: web.Request, merchant_id: str, mint: bodies.Refun
         hide_summary=mint.hide_summary, hide_header=mint.hide_header,
     )
     order = await submit(request, ids, command)
-    return token_json(ctx(request).settings, order, _made(order, command.token), now)
+    minted = token_json(ctx(request).settings, order, _made(order, command.token), now)
+    await audit_trail.record(request, "refund_link.created", object_id=minted.token, order_id=order_id,
+                             details={"source": source})
+    return minted
 
 
 def _made(order, token: str):
@@ -99,6 +102,9 @@ async def cancel(request: web.Request, reason: str | None) -> dict:
     command = m.CancelRefundToken(order_id=order.order_id, merchant_id=order.merchant_id, livemode=order.livemode,
                                   at=now, token=token, reason=reason)
     order = await submit(request, ids, command)
+    # A link canceled is a refund canceled before it was asked for: the log's refund.canceled, naming the link.
+    await audit_trail.record(request, "refund.canceled", object_id=token, order_id=order.order_id,
+                             details={"refund_link": True, "reason": reason})
     return token_json(ctx(request).settings, order, order.token(token), now)
 
 
@@ -116,8 +122,11 @@ async def renew(request: web.Request, ttl_seconds: int | None, default_ttl: int)
         new_token=ids.make("rfqt", "renewed_token", 24), expires_at=expiry(now, ttl_seconds, default_ttl),
     )
     order = await submit(request, ids, command)
-    return token_json(ctx(request).settings, order, _made(order, command.new_token), now, contract.RefundRequestRenewed,
-                      old_token=token)
+    renewed = token_json(ctx(request).settings, order, _made(order, command.new_token), now,
+                         contract.RefundRequestRenewed, old_token=token)
+    await audit_trail.record(request, "refund_link.created", object_id=renewed.token, order_id=order.order_id,
+                             details={"source": "renewal", "old_token": token})
+    return renewed
 
 
 ROUTES = [

@@ -8,7 +8,7 @@ from actors import messages as m
 from contract import api as contract
 from common import merchants
 from readmodel.lookups import CARD
-from web import bodies, destinations, lookups
+from web import audit_trail, bodies, destinations, lookups
 from web.commands import body, ids_of, made_by, submit
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -18,6 +18,9 @@ from web.views import refund_transactions
 from web.views.merchants import own_merchant_id
 
 REFUND_LIST = contract.page_of(contract.Refund)
+# What the audit log calls each review (a retry sends an approved refund again: no new decision, no row).
+REVIEW_ACTIONS = {m.ApproveRefund: "refund.approved", m.RejectRefund: "refund.rejected",
+                  m.CancelRefund: "refund.canceled"}
 
 
 async def _create(request: web.Request, kind: type[bodies.RefundIn], flow: str) -> web.Response:
@@ -61,8 +64,11 @@ async def create(request: web.Request, merchant_id: str, refund_in: bodies.Refun
         note=getattr(refund_in, "note", None),
     )
     order = await submit(request, ids, command)
-    return refund_json(ctx(request).settings, order,
-                       order.refund(made_by(command.refund_id, [r.refund_id for r in order.refunds])))
+    refund = refund_json(ctx(request).settings, order,
+                         order.refund(made_by(command.refund_id, [r.refund_id for r in order.refunds])))
+    await audit_trail.record(request, "refund.issued", object_id=refund.refund_id, order_id=order.order_id,
+                             details={"amount": refund.amount, "flow": flow, "status": refund.status})
+    return refund
 
 
 async def create_refund(request: web.Request) -> web.Response:
@@ -94,7 +100,11 @@ async def review(request: web.Request, make) -> dict:
     ids, api_key = ids_of(request), caller(request)
     common = dict(order_id=order_id, merchant_id=api_key.merchant_id, livemode=api_key.livemode,
                   at=ctx(request).clock(), refund_id=refund_id)
-    order = await submit(request, ids, await make(request, common))
+    command = await make(request, common)
+    order = await submit(request, ids, command)
+    if type(command) in REVIEW_ACTIONS:
+        await audit_trail.record(request, REVIEW_ACTIONS[type(command)], object_id=refund_id, order_id=order_id,
+                                 details={"reason": command.reason} if isinstance(command, m.RejectRefund) else None)
     return refund_json(ctx(request).settings, order, order.refund(refund_id))
 
 

@@ -9,9 +9,8 @@ from msgspec.structs import replace
 from cards import accounts
 from common import merchants
 from common.merchants import ApiKey
-from common.secrets import Vault
 from contract import api as contract
-from web import bodies, destinations, idempotency
+from web import audit_trail, bodies, destinations, idempotency
 from web.commands import body
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -38,9 +37,19 @@ async def update_settings(request: web.Request) -> web.Response:
     change = await body(request, bodies.SettingsIn)
 
     async def work(conn) -> web.Response:
-        return respond(await apply_change(conn, ctx(request).vault, caller(request), change))
+        return respond(await apply_change(request, conn, change))
 
     return await idempotency.once(request, work)
+
+
+def _changed(old: merchants.Settings, new: merchants.Settings) -> dict:
+    """Each setting that changed with its new value (an address removed is null); none of them is a secret."""
+    changed = {f"receive_addresses.{slug}": new.receive_addresses.get(slug)
+               for slug in sorted(set(old.receive_addresses) | set(new.receive_addresses))
+               if old.receive_addresses.get(slug) != new.receive_addresses.get(slug)}
+    if old.auto_approve_customer_refunds != new.auto_approve_customer_refunds:
+        changed["auto_approve_customer_refunds"] = new.auto_approve_customer_refunds
+    return changed
 
 
 def _card_account(api_key: ApiKey, card: bodies.CardIn) -> accounts.CardAccount:
@@ -54,9 +63,11 @@ def _card_account(api_key: ApiKey, card: bodies.CardIn) -> accounts.CardAccount:
                                 webhook_secret=card.webhook_secret)
 
 
-async def apply_change(db, vault: Vault, api_key: ApiKey, change: bodies.SettingsIn) -> contract.MerchantSettings:
-    """Validate and save a settings change (db: a pool or a connection); the dashboard's settings form calls this
-    too. Every field is checked before anything is written. The card account is the caller's mode's."""
+async def apply_change(request: web.Request, db, change: bodies.SettingsIn) -> contract.MerchantSettings:
+    """Validate and save a settings change (db: a pool or a connection) and record it in the audit log; the
+    dashboard's settings form calls this too. Every field is checked before anything is written. The card account
+    is the caller's mode's."""
+    api_key, vault = caller(request), ctx(request).vault
     merchant_id = api_key.merchant_id
     current = await merchants.settings(db, merchant_id)
     addresses = dict(current.receive_addresses)
@@ -72,10 +83,17 @@ async def apply_change(db, vault: Vault, api_key: ApiKey, change: bodies.Setting
     if change.auto_approve_customer_refunds is not None:
         new = replace(new, auto_approve_customer_refunds=change.auto_approve_customer_refunds)
     await merchants.save_settings(db, merchant_id, new)
+    changed = _changed(current, new)
+    if changed:
+        await audit_trail.record(request, "settings.changed", db=db, details={"changed": changed})
     if card is not None:
         await accounts.connect(db, vault, card)
     elif change.card is None:
         await accounts.disconnect(db, merchant_id, api_key.livemode)
+    if change.card is not msgspec.UNSET:  # the provider and public key only: the secrets never reach the log
+        await audit_trail.record(request, "card_account.changed", db=db, details={
+            "connected": card is not None, "provider": card.provider if card else None,
+            "publishable_key": card.publishable_key if card else None})
     return _json(merchant_id, new, await accounts.publishable_key(db, merchant_id, api_key.livemode))
 
 

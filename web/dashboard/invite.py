@@ -1,0 +1,68 @@
+"""Opening an invitation link, {prefix}/invite/{token}: the invited person chooses a password and lands signed in
+where their role works; a used, expired or revoked link says so and creates nothing."""
+
+from __future__ import annotations
+
+import secrets
+
+from aiohttp import web
+
+from common import invitations, users
+from web import decoding
+from web.context import ctx
+from web.dashboard import keys, sessions
+from web.dashboard.guard import check_csrf
+from web.dashboard.html import error_page, render
+from web.dashboard.signin import SIGNIN_COOKIE, signed_in_redirect, signin_token
+from web.errors import ApiError
+
+_GONE = {"used": "This invitation link was used already: sign in with the password chosen then.",
+         "expired": "This invitation link has expired (links are valid 72 hours): ask an owner for a new one.",
+         "revoked": "This invitation link was revoked: ask an owner for a new one."}
+
+
+def _form(request: web.Request, invitation: invitations.Invitation, nonce: str, code: int = 200,
+          error: str | None = None) -> web.Response:
+    response = render(request, "invite.html", code=code, invitation=invitation, error=error,
+                      token=request.match_info["token"], signin_csrf=signin_token(request, nonce),
+                      min_password=users.MIN_PASSWORD)
+    sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[keys.PREFIX], request.app[keys.SECURE])
+    return response
+
+
+async def _usable(request: web.Request) -> invitations.Invitation | web.Response:
+    invitation = await invitations.find(ctx(request).pool, request.match_info["token"])
+    if invitation is None:
+        return error_page(request, 404, "This invitation link is not valid: check that it was copied whole.")
+    state = invitation.state(ctx(request).clock())
+    return invitation if state == "pending" else error_page(request, 410, _GONE[state])
+
+
+async def invite_page(request: web.Request) -> web.Response:
+    found = await _usable(request)
+    if isinstance(found, web.Response):
+        return found
+    return _form(request, found, request.cookies.get(SIGNIN_COOKIE) or secrets.token_urlsafe(24))
+
+
+async def accept(request: web.Request) -> web.Response:
+    found = await _usable(request)
+    if isinstance(found, web.Response):
+        return found
+    nonce = request.cookies.get(SIGNIN_COOKIE, "")
+    try:
+        await check_csrf(request, signin_token(request, nonce) if nonce else secrets.token_hex(32))
+    except ApiError as exc:
+        return _form(request, found, nonce or secrets.token_urlsafe(24), 403, exc.message)
+    posted = await decoding.posted_form(request)
+    password, again = str(posted.get("password", "")), str(posted.get("password_again", ""))
+    if password != again:
+        return _form(request, found, nonce, 422, "The two passwords differ: type the same one twice.")
+    try:
+        async with ctx(request).pool.acquire() as conn:
+            user = await invitations.accept(conn, request.match_info["token"], password, ctx(request).clock())
+    except invitations.Unusable as exc:  # used or revoked a moment ago, in another tab
+        return error_page(request, 410, _GONE[exc.state])
+    except users.UserError as exc:
+        return _form(request, found, nonce, 422, f"{str(exc)[0].upper()}{str(exc)[1:]}.")
+    raise await signed_in_redirect(request, user, None)

@@ -1,0 +1,92 @@
+"""The team page at {prefix}/team, owners only: the merchant's users, pending invitations, and the forms that invite,
+revoke, change a role and remove (the B2B API's own operations, web/views/staff.py)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from common import invitations, users
+from web.context import caller, ctx
+from web.dashboard import keys
+from web.dashboard.guard import done, form, signed_in
+from web.dashboard.html import problem, render
+from web.dashboard.roles import Can
+from web.errors import ApiError
+from web.views import staff as staff_views
+
+
+def _team(request: web.Request) -> str:
+    return f"{request.app[keys.PREFIX]}/team"
+
+
+async def page(request: web.Request, code: int = 200, error: ApiError | None = None, values: dict | None = None,
+               invited: dict | None = None) -> web.Response:
+    merchant_id, c = caller(request).merchant_id, ctx(request)
+    return render(request, "team.html", code=code, error=problem(error), values=values or {}, invited=invited,
+                  members=await users.team(c.pool, merchant_id), roles=users.ROLES,
+                  pending=await invitations.pending(c.pool, merchant_id, c.clock()), me=request[keys.STAFF].user_id)
+
+
+@signed_in(Can.MANAGE_TEAM)
+async def team_page(request: web.Request) -> web.Response:
+    return await page(request)
+
+
+async def _change(request: web.Request, work, values: dict | None = None):
+    """(work(conn, merchant_id) done in one transaction, None), or (None, the page with the refusal's message)."""
+    try:
+        async with ctx(request).pool.acquire() as conn, conn.transaction():
+            return await work(conn, caller(request).merchant_id), None
+    except ApiError as exc:
+        if exc.status >= 500:
+            raise
+        return None, await page(request, exc.status, exc, values)
+
+
+@signed_in(Can.MANAGE_TEAM)
+async def invite(request: web.Request) -> web.Response:
+    """The link is shown in this answer only (the service keeps its hash), and mailed when mail is configured."""
+    posted = await form(request)
+    made, refused = await _change(request, lambda conn, merchant_id: staff_views.invite(
+        request, conn, merchant_id, posted.get("email", ""), posted.get("role", "")), posted)
+    if refused:
+        return refused
+    invitation, url = made
+    mailed = await staff_views.send(request, invitation, url)
+    return await page(request, 201, invited={"email": invitation.email, "role": invitation.role, "url": url,
+                                             "expires_at": invitation.expires_at, "mailed": mailed})
+
+
+@signed_in(Can.MANAGE_TEAM)
+async def revoke(request: web.Request) -> web.Response:
+    await form(request)
+    invitation, refused = await _change(request, lambda conn, merchant_id: staff_views.revoke(
+        conn, merchant_id, request.match_info["invitation_id"], ctx(request).clock()))
+    if refused:
+        return refused
+    raise await done(request, _team(request), f"Invitation of {invitation.email} revoked: its link opens nothing.")
+
+
+@signed_in(Can.MANAGE_TEAM)
+async def change_role(request: web.Request) -> web.Response:
+    posted = await form(request)
+    member, refused = await _change(request, lambda conn, merchant_id: staff_views.change_role(
+        request, conn, merchant_id, request.match_info["user_id"], posted.get("role", "")))
+    if refused:
+        return refused
+    # An owner who made themselves a manager may no longer open this page: they go where their role works.
+    gone = member.user_id == request[keys.STAFF].user_id and member.role != "owner"
+    raise await done(request, f"{request.app[keys.PREFIX]}/signin" if gone else _team(request),
+                     f"{member.email} is now a {member.role}.")
+
+
+@signed_in(Can.MANAGE_TEAM)
+async def remove(request: web.Request) -> web.Response:
+    await form(request)
+    member, refused = await _change(request, lambda conn, merchant_id: staff_views.remove(
+        request, conn, merchant_id, request.match_info["user_id"]))
+    if refused:
+        return refused
+    if member.user_id == request[keys.STAFF].user_id:  # an owner who removed themselves has no session left
+        raise web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin")
+    raise await done(request, _team(request), f"{member.email} removed: signed out everywhere.")
