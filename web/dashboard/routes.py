@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from common.config import Settings
-from web.dashboard import issue, keys, lock, orders, payout, review, sales, settings, shell, signin, site, webhooks
+from web.dashboard import exports, issue, keys, lock, orders, payout, review, sales, settings, shell, signin, site, webhooks
 from web.dashboard.html import error_page
 
 MODE = "/{mode:test|live}"
@@ -37,6 +37,9 @@ ROUTES = [
     ("GET", MODE + "/app/sales/{order_id}", sales.sale),
     ("GET", MODE + "/orders", orders.orders_list),
     ("GET", MODE + "/orders/{order_id}", orders.order),
+    ("GET", MODE + "/exports/orders", exports.orders),
+    ("GET", MODE + "/exports/payments", exports.payments),
+    ("GET", MODE + "/exports/refunds", exports.refunds),
     ("GET", MODE + "/orders/{order_id}/refund", issue.dialog),
     ("POST", MODE + "/orders/{order_id}/refund", issue.issue),
     ("GET", MODE + "/refund-requests/{token}", issue.minted_link),

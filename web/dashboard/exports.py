@@ -1,0 +1,26 @@
+"""The dashboard's Export buttons: the API's export files for the filters on screen, of the signed-in user's
+merchant and mode. Orders and payments for those who see every order, refunds for those who refund: owners and
+managers; a cashier is refused (403 `role_forbidden`, as JSON: a download has no page to show)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from web.dashboard.guard import signed_in
+from web.dashboard.roles import Can
+from web.views.exports import stream
+
+
+@signed_in(Can.SEE_ORDERS, json=True)
+async def orders(request: web.Request) -> web.StreamResponse:
+    return await stream(request, "orders")
+
+
+@signed_in(Can.SEE_ORDERS, json=True)
+async def payments(request: web.Request) -> web.StreamResponse:
+    return await stream(request, "payments")
+
+
+@signed_in(Can.REFUND, json=True)
+async def refunds(request: web.Request) -> web.StreamResponse:
+    return await stream(request, "refunds")
