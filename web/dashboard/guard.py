@@ -10,6 +10,7 @@ from aiohttp import web
 
 from common import logs
 from common.merchants import ApiKey
+from notify import store as notify_store
 from web import decoding
 from web.context import CALLER, ctx
 from web.dashboard import keys, sessions, site
@@ -78,6 +79,7 @@ def _guard(handler, *, needs: Can, json: bool, while_locked: bool):
                 flash = await sessions.take_flash(c.pool, session)
                 if flash:
                     request[keys.FLASH] = flash
+                request[keys.UNREAD] = await notify_store.unread(c.pool, session.user_id)
             return await handler(request)
         except ApiError as exc:
             if json:

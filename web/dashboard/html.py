@@ -33,7 +33,7 @@ def render(request: web.Request, name: str, code: int = 200, config: dict | None
         f"dashboard/{name}", t, config or {}, code=code, prefix=prefix, mode=mode, base=f"{prefix}/{mode}",
         livemode=mode == "live", staff=staff,
         sections=[(key, label) for key, label, needs in SECTIONS if staff and allows(staff.role, needs)], csrf=staff.csrf_token if staff else None,
-        flash=request.get(keys.FLASH), path=request.path, **values,
+        flash=request.get(keys.FLASH), unread=request.get(keys.UNREAD, 0), path=request.path, **values,
     )
     response.headers.update(HEADERS)
     return response
