@@ -10,13 +10,15 @@ from datetime import timedelta
 
 import pytest
 from aiosmtpd.controller import Controller
+from playwright.async_api import expect
 from prometheus_client import REGISTRY
 
 from common import config
 from common.mail import Mailer
 from notify.notifier import Notifier
-from tests.dashboard.support import Http, make_staff
-from tests.integration.helpers import pay
+from tests.app.conftest import phone  # noqa: F401
+from tests.dashboard.support import Http, make_staff, sign_in
+from tests.e2e.conftest import browser  # noqa: F401
 from tests.integration.test_refund_requests_api import Buyer, minted
 from tests.integration.test_refunds_api import paid_order
 from tests.unit.test_mail import Inbox, _free_port
@@ -203,3 +205,20 @@ async def test_a_webhook_endpoint_failing_for_over_an_hour_is_told_once(stack, t
     await notifier.sweep_failing_endpoints()
     assert await count(stack, owner.email, "webhook_failing") == 1
     assert await count(stack, manager.email) == 0  # managers do not configure webhooks
+
+
+async def test_the_apps_bell_shows_the_unread_count_and_opens_the_list(stack, team, notifier, phone):
+    owner, _, _ = team
+    order = await request_refund(stack, owner.client)
+    await drain(notifier, lambda: count(stack, owner.email))
+    page = await phone.new_page()
+    await sign_in(page, owner)
+    await page.goto(f"{owner.dashboard}/app")
+    await expect(page.get_by_test_id("unread")).to_have_text("1")
+    await page.get_by_test_id("bell").click()
+    await expect(page.get_by_test_id("notifications")).to_contain_text(f"order #{order['order_number']}")
+    await page.get_by_test_id("open").click()
+    await expect(page).to_have_url(f"{owner.dashboard}/test/review")
+    await page.goto(f"{owner.dashboard}/app")
+    await expect(page.get_by_test_id("bell")).to_be_visible()
+    await expect(page.get_by_test_id("unread")).to_have_text("")
