@@ -14,7 +14,6 @@ from contract.exports import OrderExportRow, PaymentExportRow, RefundExportRow
 from readmodel.lookups import CARD
 from readmodel.order import OrderView, PaymentView, RefundView
 from readmodel.statuses import RefundStatus
-from web.dashboard import display
 
 CARD_PROVIDER = "stripe"  # the one card provider merchants connect today (cards/providers.py)
 _APPROVED = {RefundStatus.APPROVED, RefundStatus.EXECUTED}
@@ -27,6 +26,9 @@ def in_range(moment: datetime, start: datetime | None, end: datetime | None) -> 
 
 @lru_cache(maxsize=256)
 def _asset(network: str, token_address: str) -> str:
+    # Imported when first needed: the dashboard's package, which holds the names, imports the exports itself.
+    from web.dashboard import display
+
     return "USD" if network == CARD else display.symbol(network, token_address)
 
 

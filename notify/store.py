@@ -7,7 +7,9 @@ from datetime import datetime
 import asyncpg
 
 from common.ids import random_id
-from notify.kinds import Kind, Notice, wanted
+# The module, not its names: the dashboard imports this module while notify.kinds may still be importing the
+# dashboard's roles (a cycle that holds as long as names are looked up when called).
+from notify import kinds
 
 _RECIPIENTS = (
     "SELECT u.user_id, u.role, c.enabled FROM staff_users u"
@@ -22,12 +24,12 @@ _INSERT = (
     " ON CONFLICT (user_id, kind, source_id) DO NOTHING")
 
 
-async def record(conn: asyncpg.Connection, notices: list[Notice], now: datetime, mail: bool) -> int:
+async def record(conn: asyncpg.Connection, notices: list[kinds.Notice], now: datetime, mail: bool) -> int:
     """A notification for every user who wants each notice; returns how many were new."""
     rows = []
     for n in notices:
         for user in await conn.fetch(_RECIPIENTS, n.merchant_id, n.kind.value):
-            if wanted(user["role"], n.kind, user["enabled"]):
+            if kinds.wanted(user["role"], n.kind, user["enabled"]):
                 rows.append((random_id("ntf"), user["user_id"], n.merchant_id, n.livemode, n.kind.value, n.source_id,
                              n.title, n.body, n.path, now, "pending" if mail else "none", now if mail else None))
     if not rows:
@@ -89,12 +91,12 @@ async def mark_read(pool: asyncpg.Pool, user_id: str, now: datetime, notificatio
     return int(status.rsplit(" ", 1)[1])
 
 
-async def choices(pool: asyncpg.Pool, user_id: str) -> dict[Kind, bool]:
+async def choices(pool: asyncpg.Pool, user_id: str) -> dict[kinds.Kind, bool]:
     rows = await pool.fetch("SELECT kind, enabled FROM notification_choices WHERE user_id = $1", user_id)
-    return {Kind(r["kind"]): r["enabled"] for r in rows if r["kind"] in Kind._value2member_map_}
+    return {kinds.Kind(r["kind"]): r["enabled"] for r in rows if r["kind"] in kinds.Kind._value2member_map_}
 
 
-async def choose(pool: asyncpg.Pool, user_id: str, chosen: dict[Kind, bool]) -> None:
+async def choose(pool: asyncpg.Pool, user_id: str, chosen: dict[kinds.Kind, bool]) -> None:
     async with pool.acquire() as conn, conn.transaction():
         await conn.executemany(
             "INSERT INTO notification_choices (user_id, kind, enabled) VALUES ($1, $2, $3)"

@@ -58,12 +58,12 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
                                  (notifier.sweep_failing_endpoints, FAILING_EVERY_S, "notification-failing-endpoints")):
             scheduler.add_job(_guarded(job), "interval", seconds=every, max_instances=1, coalesce=True, id=name)
         scheduler.start()
-        logs.announce(log, f"webhooks: staff notifications from {wired.keys.events} (consumer group"
-                           f" {NOTIFICATIONS_GROUP}), mailed {'over SMTP' if notifier.mailer else 'never: no SMTP_URL'}")
         logs.announce(log, f"webhooks: delivering events from {wired.keys.events} "
                            f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints")
         logs.announce(log, f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once per"
                            f" endpoint; retries swept every {knobs.sweep_interval_s:g} s")
+        logs.announce(log, f"webhooks: staff notifications from {wired.keys.events} (consumer group"
+                           f" {NOTIFICATIONS_GROUP}), mailed {'over SMTP' if notifier.mailer else 'never: no SMTP_URL'}")
         try:
             async with probes.serving("webhooks", settings.host, settings.metrics_port,
                                       probes.basics(wired.pool, wired.redis)):

@@ -8,19 +8,20 @@ from aiohttp import web
 
 from web.dashboard.guard import signed_in
 from web.dashboard.roles import Can
-from web.views.exports import stream
+# The module, not its names: web/views/exports.py reaches this package (exports/rows.py reads display names).
+from web.views import exports as api_exports
 
 
 @signed_in(Can.SEE_ORDERS, json=True)
 async def orders(request: web.Request) -> web.StreamResponse:
-    return await stream(request, "orders")
+    return await api_exports.stream(request, "orders")
 
 
 @signed_in(Can.SEE_ORDERS, json=True)
 async def payments(request: web.Request) -> web.StreamResponse:
-    return await stream(request, "payments")
+    return await api_exports.stream(request, "payments")
 
 
 @signed_in(Can.REFUND, json=True)
 async def refunds(request: web.Request) -> web.StreamResponse:
-    return await stream(request, "refunds")
+    return await api_exports.stream(request, "refunds")
