@@ -117,6 +117,7 @@ class OrderRow(NamedTuple):
     version: Annotated[int, "int"]
     created_at: Annotated[datetime, "timestamptz"]
     updated_at: Annotated[datetime, "timestamptz"]
+    paid_at: Annotated[datetime | None, "timestamptz"]  # set by the batch that made it PAID, then kept
 
 
 class SessionRow(NamedTuple):
@@ -193,7 +194,7 @@ WITH new_events AS (
     INSERT INTO orders ({names(OrderRow)}) SELECT * FROM {_ARRAYS.unnest(OrderRow)}
     ON CONFLICT (order_id) DO UPDATE SET status = excluded.status, state = excluded.state,
         state_schema = excluded.state_schema, version = excluded.version,
-        updated_at = excluded.updated_at
+        updated_at = excluded.updated_at, paid_at = coalesce(orders.paid_at, excluded.paid_at)
 ), saved_sessions AS (
     INSERT INTO checkout_sessions ({names(SessionRow)}) SELECT * FROM {_ARRAYS.unnest(SessionRow)}
     ON CONFLICT (session_id) DO UPDATE SET status = excluded.status
@@ -229,6 +230,7 @@ async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict
     where they differ from those, not all again with each command."""
     appended = [a for o in outcomes for a in o.appended]
     held = orders.values()
+    paid = {a.public.order_id: a.event.at for a in appended if isinstance(a.event, _PAID_EVENTS)}
     rows: dict[type, list] = {
         OutboxRow: [OutboxRow(a.payload) for a in appended],
         PublishedRow: [PublishedRow(batch_id) for batch_id in published],
@@ -237,7 +239,7 @@ async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict
                    for a in appended],
         OrderRow: [OrderRow(o.order_id, o.merchant_id, o.livemode, o.order_number, o.status.value, o.external_ref,
                             encoded[o.order_id].decode(), schema.SNAPSHOTS.current, o.version, o.created_at,
-                            o.updated_at) for o in held],
+                            o.updated_at, paid.get(o.order_id)) for o in held],
         SessionRow: _changed_rows(_sessions, held, before),
         RefundRow: _changed_rows(_refunds, held, before),
         TokenRow: _changed_rows(_tokens, held, before),
@@ -276,6 +278,7 @@ def _changed_rows(rows_of: Callable[[Order], list[NamedTuple]], held: Iterable[O
     return changed
 
 
+_PAID_EVENTS = (m.OrderPaid, m.OrderResolved)  # when an order is paid, for the paid time filters
 _TRANSFER_EVENTS = (m.RefundTxSubmitted, m.RefundTxFailed, m.RefundExecuted)
 
 

@@ -48,6 +48,10 @@ DEAD_LETTERS = Gauge("dead_letters", "Entries in the dead-letter stream, by the 
 
 # webhooks
 
+NOTIFICATIONS = Counter("notifications", "Staff notifications written (the bell), one per user told")
+NOTIFICATION_MAILS = Counter("notification_mails",
+                             "Notification mails by outcome: sent, retrying (the server refused or was away), failed"
+                             " (given up)", ["outcome"])
 WEBHOOK_DELIVERIES = Counter("webhook_deliveries",
                              "Delivery attempts recorded, by what they left the delivery (delivered, retrying, failed)",
                              ["outcome"])

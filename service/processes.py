@@ -113,9 +113,10 @@ def run_scheduler(settings: Settings) -> None:
 
 
 async def _webhooks(settings: Settings, hooks: DispatchHooks | None) -> None:
+    from web.dashboard.site import dashboard_url
     from webhooks.process import serve
 
-    await serve(settings, wiring.stop_event(), hooks)
+    await serve(settings, wiring.stop_event(), hooks, dashboard_url=dashboard_url(settings))
 
 
 def run_webhooks(settings: Settings, hooks: DispatchHooks | None = None) -> None:

@@ -8,8 +8,10 @@ from aiohttp import web
 
 from actors.views import stored_view
 from readmodel.order import OrderView
+from web import order_filters
 from web.context import caller, ctx
 from web.errors import ApiError
+from web.order_filters import OrderFilter
 
 # Which read table maps each kind of id to its order, and what a miss is called.
 _INDEX = {
@@ -35,25 +37,25 @@ async def order(request: web.Request, order_id: str) -> OrderView:
     return stored_view(row["state"], row["state_schema"])
 
 
-# The caller's orders, newest first, for the API's list and the dashboard's: filtered by status, and by a search
-# that matches an order number, an external_ref or an id.
+# The caller's orders, newest first, for the API's list and the dashboard's: filtered by status, creation and paid
+# time (web/order_filters.py), and by a search that matches an order number, an external_ref or an id.
 _ORDERS = (
     "SELECT state, state_schema, created_at, order_id FROM orders WHERE merchant_id = $1 AND livemode = $2"
-    " AND ($3::text IS NULL OR status = $3)"
-    " AND ($4::text IS NULL OR order_number = $5 OR external_ref = $4 OR order_id = $4)"
-    " AND ($6::timestamptz IS NULL OR (created_at, order_id) < ($6, $7))"
-    " ORDER BY created_at DESC, order_id DESC LIMIT $8"
+    " AND ($3::text IS NULL OR order_number = $4 OR external_ref = $3 OR order_id = $3)"
+    " AND ($5::timestamptz IS NULL OR (created_at, order_id) < ($5, $6))"
+    f"{order_filters.where(8)}"
+    " ORDER BY created_at DESC, order_id DESC LIMIT $7"
 )
 
 
-async def orders(request: web.Request, status: str | None, before: tuple[datetime, str] | None, limit: int,
+async def orders(request: web.Request, filters: OrderFilter, before: tuple[datetime, str] | None, limit: int,
                  search: tuple[int | None, str | None] = (None, None)) -> tuple[list[OrderView], list]:
     """Up to `limit` orders and their rows (for the page cursor)."""
     api_key = caller(request)
     after_at, after_id = before or (None, "")
     number, text = search
-    rows = await ctx(request).pool.fetch(_ORDERS, api_key.merchant_id, api_key.livemode, status, text, number,
-                                         after_at, after_id, limit)
+    rows = await ctx(request).pool.fetch(_ORDERS, api_key.merchant_id, api_key.livemode, text, number,
+                                         after_at, after_id, limit, *filters)
     return [stored_view(r["state"], r["state_schema"]) for r in rows], rows
 
 

@@ -26,6 +26,7 @@ def document() -> dict[str, Any]:
             {"name": name, "in": "path", "required": True, "schema": {"type": "string"}}
             for name in re.findall(r"{(\w+)}", route.path)
         ]
+        params += [{"name": name, "in": "query", "required": False, "schema": {"type": "string"}} for name in route.query]
         if route.method in ("POST", "PATCH"):
             params.append({"name": "Idempotency-Key", "in": "header", "required": False, "schema": {"type": "string", "maxLength": 255}})
         # The actions that answer POST and PATCH alike (web/routes.py) share a handler: the second method's
@@ -40,8 +41,7 @@ def document() -> dict[str, Any]:
             "security": _SIGNED,
             "parameters": params,
             "responses": {
-                str(route.status): {"description": "Success",
-                                    "content": {"application/json": {"schema": by_type[route.response]}}},
+                str(route.status): {"description": "Success", "content": _content(route, by_type[route.response])},
                 "default": {"description": "Error", "content": {"application/json": {"schema": by_type[contract.Error]}}},
             },
         }
@@ -62,6 +62,13 @@ def document() -> dict[str, Any]:
             },
         },
     }
+
+
+def _content(route, schema: dict) -> dict:
+    if not route.streamed:
+        return {"application/json": {"schema": schema}}
+    # One JSON object per line; the CSV file has the same columns, the header row first.
+    return {"application/x-ndjson": {"schema": schema}, "text/csv": {"schema": {"type": "string"}}}
 
 
 async def serve(request: web.Request) -> web.Response:

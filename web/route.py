@@ -20,3 +20,5 @@ class Route(NamedTuple):
     # with that command, in one Redis call, instead of in a call of its own before the handler runs.
     one_command: bool = False
     response: type | None = None  # its answer's shape (contract/api.py), for the OpenAPI document
+    query: tuple[str, ...] = ()  # query parameters documented in the OpenAPI document
+    streamed: bool = False  # a file download: CSV, or JSON Lines of `response` (web/views/exports.py)

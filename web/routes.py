@@ -5,11 +5,12 @@ from __future__ import annotations
 from aiohttp import web
 
 from contract import api as contract
-from web import bodies
+from web import bodies, order_filters
 from web.context import ONE_COMMAND
 from web.route import Route
 from web.views import (
     audit_events,
+    exports,
     merchants,
     orders,
     refund_requests,
@@ -32,7 +33,9 @@ ROUTES: list[Route] = [
           one_command=True, response=contract.SessionCreated),
     Route("POST", "/orders", orders.create_order, "Create an order without a session", bodies.OrderIn, 201,
           one_command=True, response=contract.Order),
-    Route("GET", "/orders", orders.list_orders, "List orders, newest first, with cursor pagination", response=orders.ORDER_LIST),
+    Route("GET", "/orders", orders.list_orders,
+          "List orders, newest first, with cursor pagination; filter by status, creation and paid time",
+          response=orders.ORDER_LIST, query=("limit", "cursor", *order_filters.NAMES)),
     Route("GET", "/orders/{order_id}", orders.get_order, "Read an order with line items, payments and sessions", response=contract.Order),
     Route("PATCH", "/orders/{order_id}/cancel", orders.cancel_order, "Cancel an unpaid order", bodies.OrderCancelIn,
           one_command=True, response=contract.Order),
@@ -47,6 +50,7 @@ ROUTES: list[Route] = [
     *webhooks.ROUTES,
     *staff.ROUTES,
     *audit_events.ROUTES,
+    *exports.ROUTES,
 ]
 
 

@@ -9,13 +9,17 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from common import faults, logs, probes, wiring
 from common.config import Settings
-from streams.names import WEBHOOKS_GROUP
+from common.mail import Mailer
+from notify.notifier import Notifier
+from streams.names import NOTIFICATIONS_GROUP, WEBHOOKS_GROUP
 from webhooks import settings as webhook_settings
 from webhooks.dispatcher import Dispatcher, DispatchHooks
 
 log = logging.getLogger(__name__)
 RECLAIM_EVERY_S = 2.0
 REPORT_EVERY_S = 10.0  # the retry queue's gauges: one count on a partial index
+MAILS_EVERY_S = 5.0  # notification mails due (retries; new ones go right after their batch)
+FAILING_EVERY_S = 60.0  # webhook endpoints failing for over an hour
 
 
 def _guarded(job):
@@ -31,13 +35,18 @@ def _guarded(job):
     return run
 
 
-async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | None = None) -> None:
+async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | None = None, *,
+                dashboard_url: str = "") -> None:
+    """The dispatcher, and the staff notifier beside it, whose mails link to the dashboard at `dashboard_url`."""
     knobs = webhook_settings.load()
     async with wiring.opened(settings, pool_max=6) as wired:
         dispatcher = Dispatcher(wired.pool, wired.redis, wired.keys, wired.vault, knobs, hooks=hooks)
+        # The staff notifier is this process's second role: a consumer group of its own on the same stream.
+        notifier = Notifier(wired.pool, wired.redis, wired.keys, Mailer.configured(settings), dashboard_url)
         async with probes.serving("webhooks", settings.host, settings.metrics_port,
                                   probes.basics(wired.pool, wired.redis)):
-            if not (await wired.start("webhooks", stop, dispatcher.start))[0]:
+            if not ((await wired.start("webhooks", stop, dispatcher.start))[0]
+                    and (await wired.start("webhooks", stop, notifier.start))[0]):
                 return
             scheduler = AsyncIOScheduler()
             scheduler.add_job(_guarded(dispatcher.sweep), "interval", seconds=knobs.sweep_interval_s,
@@ -48,13 +57,20 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
                               coalesce=True, id="webhook-leases")
             scheduler.add_job(_guarded(dispatcher.report), "interval", seconds=REPORT_EVERY_S, max_instances=1,
                               coalesce=True, id="webhook-gauges")
+            for job, every, name in ((notifier.reclaim, RECLAIM_EVERY_S, "notification-reclaim"),
+                                     (notifier.send_mails, MAILS_EVERY_S, "notification-mails"),
+                                     (notifier.sweep_failing_endpoints, FAILING_EVERY_S,
+                                      "notification-failing-endpoints")):
+                scheduler.add_job(_guarded(job), "interval", seconds=every, max_instances=1, coalesce=True, id=name)
             scheduler.start()
             logs.announce(log, f"webhooks: delivering events from {wired.keys.events} "
                                f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints")
             logs.announce(log, f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once"
                                f" per endpoint; retries swept every {knobs.sweep_interval_s:g} s")
+            logs.announce(log, f"webhooks: staff notifications from {wired.keys.events} (consumer group"
+                               f" {NOTIFICATIONS_GROUP}), mailed {'over SMTP' if notifier.mailer else 'never: no SMTP_URL'}")
             try:
-                await dispatcher.run(stop)
+                await asyncio.gather(dispatcher.run(stop), notifier.run(stop))
             finally:
                 scheduler.shutdown(wait=False)
                 await dispatcher.close()

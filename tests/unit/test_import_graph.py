@@ -19,12 +19,14 @@ ALLOWED = {
     "actors": {"common", "contract", "readmodel", "streams"},
     "chain_watchers": {"actors", "common", "streams"},
     "cards": {"actors", "common", "readmodel", "streams"},
-    "webhooks": {"actors", "common", "contract", "streams"},
-    "web": {"actors", "cards", "chain_watchers", "common", "contract", "readmodel", "streams", "webhooks"},
-    "service": {"actors", "cards", "chain_watchers", "common", "contract", "readmodel", "streams", "web",
+    "notify": {"actors", "common", "contract", "streams"},
+    "webhooks": {"actors", "common", "contract", "notify", "streams"},
+    "web": {"actors", "cards", "chain_watchers", "common", "contract", "notify", "readmodel", "streams", "webhooks"},
+    "service": {"actors", "cards", "chain_watchers", "common", "contract", "notify", "readmodel", "streams", "web",
                 "webhooks"},
 }
-PURE = ("common/money.py", "common/ids.py", "common/clock.py", "common/bounds.py", "common/backoff.py")
+PURE = ("common/money.py", "common/ids.py", "common/clock.py", "common/bounds.py", "common/backoff.py",
+        "common/roles.py")
 WIRING = "common/wiring.py"
 
 

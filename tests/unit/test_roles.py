@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from web.dashboard.guard import signed_in
-from web.dashboard.roles import GRANTS, Can, allows
+from common.roles import GRANTS, Can, allows
 
 TABLE = {
     Can.SIGN_OUT: ("owner", "manager", "cashier"),

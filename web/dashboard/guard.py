@@ -11,12 +11,13 @@ from aiohttp import web
 from common import logs
 from common.audit import Actor
 from common.merchants import ApiKey
+from notify import store as notify_store
 from web import decoding
 from web.audit_trail import STAFF_ACTOR
 from web.context import CALLER, ctx
 from web.dashboard import keys, sessions, site
 from web.dashboard.html import error_page, problem
-from web.dashboard.roles import Can, allows
+from common.roles import Can, allows
 from web.errors import ApiError
 
 CSRF_HEADER = "X-CSRF-Token"
@@ -81,6 +82,7 @@ def _guard(handler, *, needs: Can, json: bool, while_locked: bool):
                 flash = await sessions.take_flash(c.pool, session)
                 if flash:
                     request[keys.FLASH] = flash
+                request[keys.UNREAD] = await notify_store.unread(c.pool, session.user_id)
             return await handler(request)
         except ApiError as exc:
             if json:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from web.dashboard import keys
-from web.dashboard.roles import Can, allows
+from common.roles import Can, allows
 from web.errors import ApiError
 from web.i18n import Translator
 from web.pages.templating import CSP, PAGE_HEADERS, render as render_page
@@ -37,7 +37,7 @@ def render(request: web.Request, name: str, code: int = 200, config: dict | None
         livemode=mode == "live", staff=staff,
         sections=[(key, label, prefix if key in MODELESS else f"{prefix}/{mode}") for key, label, needs in SECTIONS
                   if staff and allows(staff.role, needs)], modeless=MODELESS, csrf=staff.csrf_token if staff else None,
-        flash=request.get(keys.FLASH), path=request.path, **values,
+        flash=request.get(keys.FLASH), unread=request.get(keys.UNREAD, 0), path=request.path, **values,
     )
     response.headers.update(HEADERS)
     return response

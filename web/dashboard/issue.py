@@ -10,7 +10,7 @@ from web.context import caller
 from web.dashboard import keys, site
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.orders import order_page
-from web.dashboard.roles import Can
+from common.roles import Can
 from web.errors import ApiError
 from web.views import refund_requests, refunds
 

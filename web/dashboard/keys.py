@@ -10,3 +10,4 @@ PREFIX: web.AppKey[str] = web.AppKey("dashboard_prefix", str)
 SECURE: web.AppKey[bool] = web.AppKey("dashboard_secure_cookies", bool)
 STAFF: web.RequestKey[Session] = web.RequestKey("dashboard_staff", Session)
 FLASH: web.RequestKey[str] = web.RequestKey("dashboard_flash", str)
+UNREAD: web.RequestKey[int] = web.RequestKey("dashboard_unread", int)  # the bell's count on a page

@@ -10,7 +10,7 @@ from web import audit_trail, bodies, decoding
 from web.context import ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import signed_in
-from web.dashboard.roles import Can
+from common.roles import Can
 from web.dashboard.signin import count_failure, wait_s
 from web.errors import ApiError
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from urllib.parse import urlencode
 
 import msgspec
 from aiohttp import web
@@ -11,12 +12,12 @@ from actors import schema
 from readmodel.lookups import CARD
 from readmodel.statuses import OrderStatus
 from common import audit, money
-from web import lookups
+from web import lookups, order_filters
 from web.context import ctx
 from web.dashboard import display
 from web.dashboard.guard import signed_in
 from web.dashboard.html import problem, render
-from web.dashboard.roles import Can
+from common.roles import Can
 from web.errors import ApiError
 from web.pages import qr
 from web.pagination import Page
@@ -43,17 +44,17 @@ _CHECKOUT = re.compile(r"(?:^|/c/)(cs_(?:test|live)_[0-9A-Za-z_-]+)(?:[?#].*)?$"
 
 @signed_in(Can.SEE_ORDERS)
 async def orders_list(request: web.Request) -> web.Response:
-    page = Page(request, ("status", "q"))
-    status = page.filters["status"] or None
-    if status is not None and status not in OrderStatus.__members__:
-        raise ApiError(422, "invalid_status", f"No order status {status}.", "status")
+    page = Page(request, (*order_filters.NAMES, "q"))
+    filters = order_filters.parse(request.query)
     number, text = await _search(request, (page.filters["q"] or "").strip()[:255])
-    found, rows = await lookups.orders(request, status, page.before, page.limit + 1, (number, text))
+    found, rows = await lookups.orders(request, filters, page.before, page.limit + 1, (number, text))
     settings = ctx(request).settings
     listed = page.answer(ORDER_LIST, [order_json(settings, o) for o in found], rows,
                          lambda r: (r["created_at"], r["order_id"]))
     return render(request, "orders.html", orders=listed.data, next_cursor=listed.next_cursor,
-                  status=status or "", q=page.filters["q"] or "", statuses=list(OrderStatus.__members__),
+                  status=filters.status or "", q=page.filters["q"] or "", statuses=list(OrderStatus.__members__),
+                  dates={name: page.filters[name] or "" for name in order_filters.NAMES[1:]},
+                  filter_query=urlencode({name: page.filters[name] for name in order_filters.NAMES if page.filters[name]}),
                   paged="cursor" in request.query)
 
 

@@ -13,7 +13,7 @@ from web.context import ctx
 from web.dashboard import display, keys
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import problem, render
-from web.dashboard.roles import Can
+from common.roles import Can
 from web.errors import ApiError
 from web.pages import qr
 from web.render import refund_json, respond

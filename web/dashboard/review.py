@@ -14,7 +14,7 @@ from web.context import caller, ctx
 from web.dashboard import display, keys, site
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import render
-from web.dashboard.roles import Can
+from common.roles import Can
 from web.render import refund_json, token_json
 from web.views import refund_requests
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from common.config import Settings
-from web.dashboard import (audit, invite, issue, keys, lock, orders, payout, review, sales, settings, shell, signin,
-                           site, team, webhooks)
+from web.dashboard import (audit, exports, invite, issue, keys, lock, notifications, orders, payout, review, sales,
+                           settings, shell, signin, site, team, webhooks)
 from web.dashboard.html import error_page
 
 MODE = "/{mode:test|live}"
@@ -41,11 +41,19 @@ ROUTES = [
     ("POST", "/app/pin", lock.set_pin),
     ("POST", "/app/lock", lock.lock),
     ("POST", "/app/unlock", lock.unlock),
+    ("GET", "/app/notifications", notifications.app_list),
+    ("POST", "/app/notifications/read", notifications.app_read),
+    ("GET", MODE + "/notifications", notifications.page),
+    ("POST", MODE + "/notifications/read", notifications.read),
+    ("POST", MODE + "/notifications/choices", notifications.choose),
     ("POST", MODE + "/app/sales", sales.sell),
     ("GET", MODE + "/app/sales", sales.todays_sales),
     ("GET", MODE + "/app/sales/{order_id}", sales.sale),
     ("GET", MODE + "/orders", orders.orders_list),
     ("GET", MODE + "/orders/{order_id}", orders.order),
+    ("GET", MODE + "/exports/orders", exports.orders),
+    ("GET", MODE + "/exports/payments", exports.payments),
+    ("GET", MODE + "/exports/refunds", exports.refunds),
     ("GET", MODE + "/orders/{order_id}/refund", issue.dialog),
     ("POST", MODE + "/orders/{order_id}/refund", issue.issue),
     ("GET", MODE + "/refund-requests/{token}", issue.minted_link),

@@ -14,7 +14,7 @@ from web import audit_trail, bodies, decoding, destinations, lookups
 from web.context import caller, ctx
 from web.dashboard import keys
 from web.dashboard.guard import signed_in
-from web.dashboard.roles import Can, allows
+from common.roles import Can, allows
 from web.errors import ApiError
 from web.pages import qr, session
 from web.pages.checkout import required_confirmations

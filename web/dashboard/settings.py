@@ -11,7 +11,7 @@ from web.context import caller, ctx
 from web.dashboard import display, webhooks
 from web.dashboard.guard import done, signed_in
 from web.dashboard.html import problem, render
-from web.dashboard.roles import Can
+from common.roles import Can
 from web.errors import ApiError
 from web.views import settings as settings_views
 

@@ -13,7 +13,7 @@ from web.context import ctx
 from web.dashboard import keys
 from web.dashboard.guard import signed_in
 from web.dashboard.html import render
-from web.dashboard.roles import Can, allows
+from common.roles import Can, allows
 from web.dashboard.signin import landing_mode
 from web.i18n import Translator
 from web.pages.files import ASSETS, serve

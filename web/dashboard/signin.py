@@ -16,7 +16,7 @@ from web.context import Context, ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import check_csrf, signed_in
 from web.dashboard.html import render
-from web.dashboard.roles import Can, allows
+from common.roles import Can, allows
 from web.errors import ApiError
 
 SIGNIN_COOKIE = "dash_signin"  # a nonce the sign-in form's CSRF token is bound to, before any session exists

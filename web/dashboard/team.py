@@ -10,7 +10,7 @@ from web.context import caller, ctx
 from web.dashboard import keys
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import problem, render
-from web.dashboard.roles import Can
+from common.roles import Can
 from web.errors import ApiError
 from web.views import staff as staff_views
 

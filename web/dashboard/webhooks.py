@@ -6,7 +6,7 @@ from aiohttp import web
 
 from web.context import caller, ctx
 from web.dashboard.guard import done, form, signed_in
-from web.dashboard.roles import Can
+from common.roles import Can
 from web.errors import ApiError
 from webhooks import deliveries, endpoints
 from webhooks import events as event_log

@@ -248,6 +248,14 @@
     }, function () { $('scan-qr').hidden = true; });
   }
 
+  // The bell: the unread count, read again every half minute; the list and marking read are the dashboard's page.
+  function bell() {
+    call('GET', config.app + '/notifications').then(function (found) {
+      $('unread').textContent = found.unread ? String(found.unread) : '';
+      $('bell').hidden = false;
+    }, function () { /* offline or signed out: the banner or the sign-in link says so */ });
+  }
+
   function start() {
     call('GET', config.app + '/me').then(function (who) {
       me = who;
@@ -258,6 +266,9 @@
       var back = config.prefix + '/' + who.mode;
       $('find').action = back + '/orders';
       $('review').href = back + '/review';
+      $('bell').href = back + '/notifications';
+      bell();
+      setInterval(bell, 30000);
       // The server refuses the refund screens to a role without them all the same; the tab only spares a 403.
       document.querySelector('[data-tab="refunds"]').hidden = !who.can.refund;
       $('menu').hidden = !who.can.manage_team;

@@ -11,7 +11,7 @@ from contract import api as contract
 from readmodel.order import OrderView
 from readmodel.statuses import OrderStatus
 from common import bounds, money
-from web import bodies, lookups
+from web import bodies, lookups, order_filters
 from web.commands import Ids, amount, body, ids_of, submit
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -134,11 +134,8 @@ async def get_order(request: web.Request) -> web.Response:
 
 
 async def list_orders(request: web.Request) -> web.Response:
-    page = Page(request, ("status",))
-    status = page.filters["status"]
-    if status is not None and status not in OrderStatus.__members__:
-        raise ApiError(422, "invalid_status", f"`status` must be one of {', '.join(OrderStatus.__members__)}.", "status")
-    found, rows = await lookups.orders(request, status, page.before, page.limit + 1)
+    page = Page(request, order_filters.NAMES)
+    found, rows = await lookups.orders(request, order_filters.parse(request.query), page.before, page.limit + 1)
     settings = ctx(request).settings
     return respond(page.answer(ORDER_LIST, [order_json(settings, o) for o in found], rows,
                                lambda r: (r["created_at"], r["order_id"])))

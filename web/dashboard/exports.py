@@ -1,0 +1,27 @@
+"""The dashboard's Export buttons: the API's export files for the filters on screen, of the signed-in user's
+merchant and mode. Orders and payments for those who see every order, refunds for those who refund: owners and
+managers; a cashier is refused (403 `role_forbidden`, as JSON: a download has no page to show)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from web.dashboard.guard import signed_in
+from common.roles import Can
+# The module, not its names: web/views/exports.py reaches this package (exports/rows.py reads display names).
+from web.views import exports as api_exports
+
+
+@signed_in(Can.SEE_ORDERS, json=True)
+async def orders(request: web.Request) -> web.StreamResponse:
+    return await api_exports.stream(request, "orders")
+
+
+@signed_in(Can.SEE_ORDERS, json=True)
+async def payments(request: web.Request) -> web.StreamResponse:
+    return await api_exports.stream(request, "payments")
+
+
+@signed_in(Can.REFUND, json=True)
+async def refunds(request: web.Request) -> web.StreamResponse:
+    return await api_exports.stream(request, "refunds")
