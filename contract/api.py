@@ -69,6 +69,10 @@ class Order(msgspec.Struct, kw_only=True):
     sessions: list[CheckoutSession]
     created_at: Timestamp
     updated_at: Timestamp
+    # The buyer's receipt on the checkout origin once the order is paid (PAID or refunded), null before.
+    receipt_url: str | None = None
+    payment_link_id: str | None = None  # the payment link the buyer opened, for an order made by one
+    customer_email: str | None = None  # where the receipt is mailed, as the API or the buyer gave it
 
 
 class SessionCreated(msgspec.Struct, kw_only=True):

@@ -26,6 +26,7 @@ from web.pages import params as page_params
 from web.pages.checkout import error_page
 from web.pages.quotes import network_name
 from web.pages.templating import render
+from web.receipts import PAID, receipt_path
 from web.render import refund_json, respond
 
 _Text = Annotated[str, Meta(max_length=1000)]
@@ -185,7 +186,9 @@ def _public_refund(request: web.Request, order: OrderView, refund) -> dict:
     full = msgspec.to_builtins(refund_json(ctx(request).settings, order, refund))
     keys = ("refund_id", "status", "amount", "refund_to_address", "refund_network", "refund_token_address",
             "execution", "created_at", "updated_at")
-    return {"linkToken": refund.link_token, **{k: full[k] for k in keys}, "order_number": str(order.order_number)}
+    receipt = receipt_path(ctx(request).derived.receipts, order.order_id) if order.status in PAID else None
+    return {"linkToken": refund.link_token, **{k: full[k] for k in keys}, "order_number": str(order.order_number),
+            "receipt_url": receipt}
 
 
 async def status_page(request: web.Request) -> web.Response:

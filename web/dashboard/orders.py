@@ -20,7 +20,7 @@ from web.dashboard.roles import Can
 from web.errors import ApiError
 from web.pages import qr
 from web.pagination import Page
-from web.render import order_json, refund_json, token_json
+from web.render import order_answer, refund_json, token_json
 from web.views.orders import ORDER_LIST
 
 
@@ -49,8 +49,7 @@ async def orders_list(request: web.Request) -> web.Response:
         raise ApiError(422, "invalid_status", f"No order status {status}.", "status")
     number, text = await _search(request, (page.filters["q"] or "").strip()[:255])
     found, rows = await lookups.orders(request, status, page.before, page.limit + 1, (number, text))
-    settings = ctx(request).settings
-    listed = page.answer(ORDER_LIST, [order_json(settings, o) for o in found], rows,
+    listed = page.answer(ORDER_LIST, [order_answer(request, o) for o in found], rows,
                          lambda r: (r["created_at"], r["order_id"]))
     return render(request, "orders.html", orders=listed.data, next_cursor=listed.next_cursor,
                   status=status or "", q=page.filters["q"] or "", statuses=list(OrderStatus.__members__),
@@ -75,7 +74,7 @@ async def order_page(request: web.Request, order_id: str, *, code: int = 200, va
     minted = next((t for t in tokens if t["token"] == token), None)
     first = order.payments[0] if order.payments else None
     return render(
-        request, "order.html", code=code, order=msgspec.to_builtins(order_json(settings, order)),
+        request, "order.html", code=code, order=msgspec.to_builtins(order_answer(request, order)),
         refunds=msgspec.to_builtins([refund_json(settings, order, r) for r in order.refunds]), tokens=tokens,
         timeline=await _timeline(request, order.order_id), display=display,
         refundable=order.refundable, refundable_text=money.format(order.refundable),

@@ -21,6 +21,7 @@ from web.pages import params as page_params, qr, session
 from web.pages.quotes import Quote, accepted, quotes
 from web.pages.status import PAYABLE, status_json
 from web.pages.templating import CSP, csp_with, render
+from web.receipts import receipt_path
 from web.render import respond
 
 log = logging.getLogger(__name__)
@@ -85,7 +86,8 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
         return error_page(t, params, 404, "session_not_found", "No such session")
     order, s = found.order, found.session
     now = ctx(request).clock()
-    current = status_json(order, s, found.attempts, now, required_confirmations)
+    current = status_json(order, s, found.attempts, now, required_confirmations,
+                          receipt_path(ctx(request).derived.receipts, order.order_id))
     offered, card = [], None
     if current["state"] in PAYABLE:
         publishable = await accounts.publishable_key(ctx(request).pool, order.merchant_id, order.livemode)
@@ -135,6 +137,7 @@ async def status(request: web.Request) -> web.Response:
     if found is None:
         raise ApiError(404, "session_not_found", "No such checkout session.", "session_key")
     answer = respond(status_json(found.order, found.session, found.attempts, ctx(request).clock(),
-                                 required_confirmations))
+                                 required_confirmations, receipt_path(ctx(request).derived.receipts,
+                                                                      found.order.order_id)))
     answer.headers["Cache-Control"] = "no-store"
     return answer
