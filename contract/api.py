@@ -262,6 +262,31 @@ class Redelivery(msgspec.Struct, kw_only=True):
     delivery_ids: list[str]
 
 
+class PaymentLink(msgspec.Struct, kw_only=True):
+    """A link the merchant shares; each buyer who pays through it gets an order of their own."""
+
+    object: Literal["payment_link"] = "payment_link"
+    payment_link_id: str
+    livemode: bool
+    url: str  # the buyer's page on the checkout origin
+    name: str
+    description: str | None
+    amount: Amount | None  # null: the buyer enters the amount, within min_amount and max_amount
+    min_amount: Amount | None
+    max_amount: Amount | None
+    max_uses: int | None
+    uses: int  # orders made from the link
+    expires_at: Timestamp | None
+    status: Literal["active", "archived"]
+    # Why a buyer cannot pay through it now (archived, expired, used_up), or null while it is open.
+    unavailable_reason: Literal["archived", "expired", "used_up"] | None
+    orders: int
+    paid_orders: int
+    amount_paid: Amount
+    created_at: Timestamp
+    updated_at: Timestamp
+
+
 def page_of(item: type) -> type:
     """A list answer of one kind of object, with its cursor."""
     return msgspec.defstruct(f"{item.__name__}List", [

@@ -96,17 +96,8 @@ async def form_page(request: web.Request) -> web.Response:
     )
 
 
-async def _form(request: web.Request, kind: type):
-    """A JSON body (the page's script) or an ordinary form post (no script)."""
-    if request.content_type == "application/json":
-        return decoding.decode(await request.read(), kind)
-    return decoding.convert({k: v for k, v in (await decoding.posted_form(request)).items() if v != ""}, kind)
-
-
 def _check_origin(request: web.Request, token: str, sent: str) -> None:
-    origin = request.headers.get("Origin")
-    if origin is not None and origin != f"{request.scheme}://{request.host}":
-        raise ApiError(403, "cross_origin_refused", "This form only accepts submissions from its own page.")
+    decoding.check_same_origin(request)
     # The token in the URL is the buyer's only credential and no cookie rides along, so a request without the
     # page's field (a script, an app) is no forgery; a field that is sent must still be this page's.
     if sent and not hmac.compare_digest(sent, csrf_token(request, token)):
@@ -128,7 +119,7 @@ async def _posted(request: web.Request, kind: type):
     if found is None:
         raise ApiError(404, "refund_request_not_found", "No such refund request.", "token")
     order, token = found
-    form = await _form(request, kind)
+    form = await decoding.form_or_json(request, kind)
     _check_origin(request, token.token, form.csrf)
     return order, token, form
 

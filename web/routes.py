@@ -7,6 +7,7 @@ from aiohttp import web
 from contract import api as contract
 from web import bodies
 from web.context import ONE_COMMAND
+from web.links import api as payment_links
 from web.route import Route
 from web.views import (
     merchants,
@@ -43,6 +44,7 @@ ROUTES: list[Route] = [
     *settings.ROUTES,
     *test_helpers.ROUTES,
     *webhooks.ROUTES,
+    *payment_links.ROUTES,
 ]
 
 
