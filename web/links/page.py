@@ -48,9 +48,11 @@ def _show(t: i18n.Translator, link: store.PaymentLink, merchant_name: str, now, 
     closed = link.unavailable(now)
     bounds = {"min": money.format(link.min_amount) if link.min_amount else None,
               "max": money.format(link.max_amount) if link.max_amount else None}
-    return render("payment_link.html", t, {"sdkMode": None}, code=410 if closed else code, link=link,
-                  merchant_name=merchant_name, closed=closed, error=error, entered=entered, bounds=bounds,
-                  amount=money.format(link.amount) if link.amount else None)
+    answer = render("payment_link.html", t, {"sdkMode": None}, code=410 if closed else code, link=link,
+                    merchant_name=merchant_name, closed=closed, error=error, entered=entered, bounds=bounds,
+                    amount=money.format(link.amount) if link.amount else None)
+    answer.headers["Referrer-Policy"] = "same-origin"
+    return answer
 
 
 async def page(request: web.Request) -> web.Response:
