@@ -26,6 +26,7 @@ ROUTES = {
     "/test/refund-requests/{token}": (200, 200, 403),
     "/test/review": (200, 200, 403),
     "/test/settings": (200, 403, 403),
+    "/test/payment-links": (200, 200, 403),
     "/app/me": (200, 200, 200),
     "/test/app/sales?since={since}": (200, 200, 200),
     "/test/app/sales/{order}": (200, 200, 404),  # a sale made by the API, not by this cashier

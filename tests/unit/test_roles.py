@@ -14,6 +14,7 @@ TABLE = {
     Can.SEE_ORDERS: ("owner", "manager"),
     Can.REFUND: ("owner", "manager"),
     Can.CONFIGURE: ("owner",),
+    Can.SHARE_LINKS: ("owner", "manager"),
 }
 
 

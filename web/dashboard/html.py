@@ -20,7 +20,8 @@ HEADERS = {**PAGE_HEADERS, "Content-Security-Policy": _CSP, "X-Frame-Options": "
 
 
 # The top bar's sections, each shown to the roles that may open it (the routes refuse the others all the same).
-SECTIONS = (("orders", "Orders", Can.SEE_ORDERS), ("review", "Review", Can.REFUND), ("settings", "Settings", Can.CONFIGURE))
+SECTIONS = (("orders", "Orders", Can.SEE_ORDERS), ("review", "Review", Can.REFUND),
+            ("payment-links", "Payment links", Can.SHARE_LINKS), ("settings", "Settings", Can.CONFIGURE))
 
 
 def render(request: web.Request, name: str, code: int = 200, config: dict | None = None, t: Translator = _ENGLISH,

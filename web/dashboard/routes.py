@@ -5,7 +5,21 @@ from __future__ import annotations
 from aiohttp import web
 
 from common.config import Settings
-from web.dashboard import issue, keys, lock, orders, payout, review, sales, settings, shell, signin, site, webhooks
+from web.dashboard import (
+    issue,
+    keys,
+    links,
+    lock,
+    orders,
+    payout,
+    review,
+    sales,
+    settings,
+    shell,
+    signin,
+    site,
+    webhooks,
+)
 from web.dashboard.html import error_page
 
 MODE = "/{mode:test|live}"
@@ -56,6 +70,10 @@ ROUTES = [
     ("POST", MODE + "/settings/addresses", settings.save_addresses),
     ("POST", MODE + "/settings/api-key", settings.roll_key),
     ("POST", MODE + "/webhooks/{endpoint_id}/redeliver", webhooks.redeliver),
+    ("GET", MODE + "/payment-links", links.links_page),
+    ("POST", MODE + "/payment-links", links.create),
+    ("POST", MODE + "/payment-links/{payment_link_id}/archive", links.archive),
+    ("POST", MODE + "/payment-links/{payment_link_id}/activate", links.activate),
     ("GET", "/{tail:.*}", not_found),
 ]
 
