@@ -26,7 +26,8 @@ from web.pages import params as page_params
 from web.pages.checkout import error_page
 from web.pages.quotes import network_name
 from web.pages.templating import render
-from web.receipts import PAID, receipt_path
+from common.receipt_keys import receipt_path
+from web.receipts import PAID
 from web.render import refund_json, respond
 
 _Text = Annotated[str, Meta(max_length=1000)]

@@ -9,9 +9,12 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from common import faults, logs, probes, wiring
 from common.config import Settings
+from common.mail import Mailer
+from common.secrets import derived_keys
 from streams.names import WEBHOOKS_GROUP
 from webhooks import settings as webhook_settings
 from webhooks.dispatcher import Dispatcher, DispatchHooks
+from webhooks.receipt_mail import ReceiptMailer
 
 log = logging.getLogger(__name__)
 RECLAIM_EVERY_S = 2.0
@@ -50,10 +53,23 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
                            f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints")
         logs.announce(log, f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once per"
                            f" endpoint; retries swept every {knobs.sweep_interval_s:g} s")
+        receipts = await _receipt_mailer(settings, wired)
         try:
             async with probes.serving("webhooks", settings.host, settings.metrics_port,
                                       probes.basics(wired.pool, wired.redis)):
-                await dispatcher.run(stop)
+                await asyncio.gather(dispatcher.run(stop), *([receipts.run(stop)] if receipts else []))
         finally:
             scheduler.shutdown(wait=False)
             await dispatcher.close()
+
+
+async def _receipt_mailer(settings: Settings, wired) -> ReceiptMailer | None:
+    """Receipts mailed to buyers, in this process beside the webhooks, when mail is configured."""
+    mailer = Mailer.configured(settings)
+    if mailer is None:
+        return None
+    keys = await derived_keys(wired.pool, wired.vault)
+    receipts = ReceiptMailer(wired.pool, wired.redis, wired.keys, mailer, settings, keys.receipts)
+    await receipts.start()
+    logs.announce(log, f"webhooks: mailing receipts to buyers through {mailer.host}:{mailer.port}")
+    return receipts

@@ -7,7 +7,7 @@ import re
 
 from common.secrets import derived_keys
 from tests.integration.helpers import QUICK, order, pay, quick, until
-from web.receipts import receipt_url
+from common.receipt_keys import receipt_url
 
 NETWORK_TX = "0x" + "ab" * 32
 

@@ -14,6 +14,7 @@ from aiohttp import web
 from actors import messages as m
 from common import money
 from common.ids import random_id
+from common.receipt_keys import receipt_url
 from web import decoding, i18n, rate_limits, request_ids
 from web.commands import amount as parse_amount
 from web.commands import ask, checked
@@ -24,7 +25,6 @@ from web.links.bodies import PayIn
 from web.pages import params as page_params
 from web.pages.checkout import error_page
 from web.pages.templating import render
-from web.receipts import receipt_url
 from web.render import checkout_url, respond
 
 _TABLES = i18n.load(Path(i18n.__file__).parent / "link")

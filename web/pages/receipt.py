@@ -12,6 +12,7 @@ from aiohttp import web
 from actors.views import stored_view
 from chain_watchers import UnknownNetwork
 from common import money
+from common.receipt_keys import order_id_of
 from readmodel.lookups import CARD
 from readmodel.order import OrderView, PaymentView
 from readmodel.statuses import RefundStatus
@@ -21,7 +22,7 @@ from web.pages import params as page_params
 from web.pages.checkout import error_page
 from web.pages.quotes import network_name
 from web.pages.templating import render
-from web.receipts import PAID, order_id_of
+from web.receipts import PAID
 
 _TABLES = i18n.load(Path(i18n.__file__).parent / "receipt")
 _REFUND_TABLES = i18n.load(Path(i18n.__file__).parent / "refund")  # the refund statuses' words

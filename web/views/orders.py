@@ -11,7 +11,8 @@ from contract import api as contract
 from readmodel.order import OrderView
 from readmodel.statuses import OrderStatus
 from common import bounds, money
-from web import bodies, lookups, receipts
+from common.receipt_keys import receipt_url
+from web import bodies, lookups
 from web.commands import Ids, amount, body, ids_of, submit
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -82,7 +83,7 @@ async def create(request: web.Request, order_in: bodies.OrderIn, with_session: b
         external_ref=order_in.external_ref,
         metadata=order_in.metadata or {},
         session=_new_session(request, ids, order_in, now) if with_session else None,
-        receipt_url=receipts.receipt_url(ctx(request).settings, ctx(request).derived.receipts, order_id),
+        receipt_url=receipt_url(ctx(request).settings, ctx(request).derived.receipts, order_id),
         customer_email=order_in.customer_email,
     )
     return await submit(request, ids, command)

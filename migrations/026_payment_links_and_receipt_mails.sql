@@ -30,3 +30,23 @@ CREATE TABLE payment_link_orders (
     created_at timestamptz NOT NULL
 );
 CREATE INDEX payment_link_orders_by_link ON payment_link_orders (payment_link_id);
+
+-- Receipts by mail: the address a buyer gave on the checkout page (the API's `customer_email` lives on the order
+-- itself), and each receipt mail, one per event that sends one (payment.settled, payment.refund.executed, or a
+-- buyer giving an address after paying), kept until sent and retried with a backoff.
+CREATE TABLE receipt_emails (
+    order_id text PRIMARY KEY,
+    email text NOT NULL,
+    given_at timestamptz NOT NULL
+);
+CREATE TABLE receipt_mails (
+    mail_id text PRIMARY KEY,  -- the event's id, or `given:{order_id}` for an address given after paying
+    order_id text NOT NULL,
+    kind text NOT NULL CHECK (kind IN ('payment', 'refund')),
+    created_at timestamptz NOT NULL,
+    attempts integer NOT NULL DEFAULT 0,
+    due_at timestamptz,  -- NULL once sent, or given up
+    sent_at timestamptz,
+    last_error text
+);
+CREATE INDEX receipt_mails_due ON receipt_mails (due_at) WHERE due_at IS NOT NULL;
