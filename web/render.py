@@ -90,7 +90,8 @@ def session_created_answer(request: web.Request, order: OrderView) -> contract.S
     return session_created_json(c.settings, order, c.derived.receipts)
 
 
-def session_created_json(settings: Settings, order: OrderView, receipts: bytes | None = None) -> contract.SessionCreated:
+def session_created_json(settings: Settings, order: OrderView,
+                         receipts: bytes | None = None) -> contract.SessionCreated:
     s = order.sessions[-1]
     return contract.SessionCreated(
         order_id=order.order_id,
