@@ -184,6 +184,15 @@ async def test_expired_and_archived_links_say_so_and_make_nothing(stack, merchan
         assert await _uses(stack, link) == (0, 0)
 
 
+async def test_a_script_paying_a_closed_link_is_told_why(stack, merchant):
+    link = await make(merchant, amount="2.00", max_uses=1)
+    url = f"{stack.base_url}/l/{link['payment_link_id']}"
+    async with stack.http.post(url, json={"customer_email": "eve@example.com"}) as resp:
+        assert resp.status == 201 and (await resp.json())["checkout_url"].startswith(stack.settings.checkout_base())
+    async with stack.http.post(url, json={}) as resp:
+        assert resp.status == 410 and (await resp.json())["error"]["code"] == "payment_link_used_up"
+
+
 async def test_an_unknown_link_is_404(stack):
     async with stack.http.get(f"{stack.base_url}/l/plink_nothing") as resp:
         assert resp.status == 404

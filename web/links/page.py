@@ -102,10 +102,11 @@ async def pay(request: web.Request) -> web.StreamResponse:
         return _show(t, link, merchant_name, now, 422, t(_ERRORS.get(refused.param, "link_amount_invalid")), entered)
     await _limited(request)
     session = await _order(request, link, owed, chosen.customer_email)
-    if session is None:
+    if session is None:  # closed since the page was read: say why as it stands now
+        current = (await _found(request))[0]
         if wants_json:
-            raise ApiError(410, f"payment_link_{link.unavailable(now) or 'closed'}", "This payment link is closed.")
-        return _show(t, (await _found(request))[0], merchant_name, now)
+            raise ApiError(410, f"payment_link_{current.unavailable(now) or 'closed'}", "This payment link is closed.")
+        return _show(t, current, merchant_name, now)
     url = checkout_url(ctx(request).settings, session.session_key)
     if wants_json:
         return respond({"session_key": session.session_key, "checkout_url": url}, status=201)
