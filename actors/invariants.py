@@ -83,6 +83,13 @@ def _create(cmd: m.CreateOrder) -> None:
         raise _broken("amount", "must equal the sum of the line items")
     if cmd.external_ref is not None:
         _text("external_ref", cmd.external_ref, bounds.MAX_NAME)
+    if cmd.receipt_url is not None:
+        _text("receipt_url", cmd.receipt_url, bounds.MAX_URL, 1)
+    if cmd.payment_link_id is not None:
+        _id("payment_link_id", cmd.payment_link_id)
+    if cmd.customer_email is not None and not (len(cmd.customer_email) <= bounds.MAX_EMAIL
+                                               and bounds.EMAIL.fullmatch(cmd.customer_email)):
+        raise _broken("customer_email", "must be an email address")
     _metadata(cmd.metadata)
     if cmd.session is not None:
         _session(cmd, cmd.session)
@@ -130,6 +137,8 @@ def check(cmd: m.Command) -> None:
             _amount("amount", cmd.amount)
             if cmd.session_id is not None:
                 _id("session_id", cmd.session_id)
+            _text("card_brand", cmd.card_brand, 20)
+            _text("card_last4", cmd.card_last4, 4)
         case m.CreateRefund():
             _refund(cmd)
         case m.ApproveRefund() | m.RejectRefund() | m.CancelRefund() | m.SubmitRefundTx() | m.FailRefundTx() \

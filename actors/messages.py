@@ -45,6 +45,10 @@ class CreateOrder(_Command, tag="create_order", kw_only=True):
     external_ref: str | None = None
     metadata: dict[str, str] = {}
     session: NewSession | None = None
+    # Made by the web, which alone holds the key a receipt's address is derived with (web/receipts.py).
+    receipt_url: str | None = None
+    payment_link_id: str | None = None  # the payment link a buyer opened to make this order
+    customer_email: str | None = None  # where the receipt is mailed; shown to the merchant and to no buyer
 
 
 class OpenSession(_Command, tag="open_session"):
@@ -78,6 +82,8 @@ class ConfirmPayment(_Command, tag="confirm_payment"):
     token_address: str
     amount: int
     session_id: str | None = None
+    card_brand: str = ""  # a card payment's, as the provider reported them, for the buyer's receipt
+    card_last4: str = ""
 
 
 class Destination(msgspec.Struct, frozen=True, gc=False):
@@ -237,6 +243,9 @@ class OrderCreated(_Event, tag="order.created"):
     line_items: tuple[LineItem, ...] = ()
     external_ref: str | None = None
     metadata: dict[str, str] = {}
+    receipt_url: str | None = None
+    payment_link_id: str | None = None
+    customer_email: str | None = None
 
 
 class SessionOpened(_Event, tag="checkout_session.created"):
@@ -265,6 +274,8 @@ class PaymentReceived(_Event, tag="payment.received"):
     session_id: str | None = None
     # Money that reached a canceled order is kept and shown, never dropped.
     late: bool = False
+    card_brand: str = ""
+    card_last4: str = ""
 
 
 class OrderPartiallyPaid(_Event, tag="order.partially_paid"):

@@ -89,6 +89,9 @@ def _create(order: Order | None, cmd: m.CreateOrder) -> list[m.Event]:
             line_items=cmd.line_items,
             external_ref=cmd.external_ref,
             metadata=cmd.metadata,
+            receipt_url=cmd.receipt_url,
+            payment_link_id=cmd.payment_link_id,
+            customer_email=cmd.customer_email,
         )
     ]
     if cmd.session is not None:
@@ -179,6 +182,8 @@ def _pay(order: Order, cmd: m.ConfirmPayment) -> list[m.Event]:
             amount=cmd.amount,
             session_id=session_id,
             late=late,
+            card_brand=cmd.card_brand,
+            card_last4=cmd.card_last4,
         )
     ]
     if order.status not in (OrderStatus.PENDING, OrderStatus.PARTIAL_PAID):
@@ -210,6 +215,9 @@ def evolve(order: Order | None, event: m.Event) -> Order:
             created_at=event.at,
             updated_at=event.at,
             version=1,
+            receipt_url=event.receipt_url,
+            payment_link_id=event.payment_link_id,
+            customer_email=event.customer_email,
         )
     assert order is not None, "only OrderCreated starts an order"
     order = replace(order, updated_at=event.at, version=order.version + 1)
@@ -246,6 +254,8 @@ def evolve(order: Order | None, event: m.Event) -> Order:
                 received_at=event.at,
                 session_id=event.session_id,
                 late=event.late,
+                card_brand=event.card_brand,
+                card_last4=event.card_last4,
             )
             # Money reaching an order refunded in full (a buyer paying twice) leaves a paid balance: the order is
             # partially refunded again, as SPEC 3.3 defines the two statuses, and its new balance can be refunded.

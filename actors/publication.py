@@ -51,7 +51,7 @@ def public_data(event: m.Event, order: Order):
             items = [ev.LineItem(name=i.name, quantity=i.quantity, unit_amount=money.format(i.unit_amount))
                      for i in event.line_items]
             return ev.OrderCreated(**o, amount=money.format(event.amount), line_items=items,
-                                   metadata=dict(event.metadata))
+                                   metadata=dict(event.metadata), payment_link_id=event.payment_link_id)
         case m.SessionOpened():
             s = event.session
             return ev.SessionCreated(**o, amount_due=money.format(event.amount_due), session_id=s.session_id,
@@ -67,7 +67,8 @@ def public_data(event: m.Event, order: Order):
             return ev.OrderPartiallyPaid(**o, amount_paid=money.format(event.amount_paid),
                                          amount_due=money.format(event.amount_due))
         case m.OrderPaid() | m.OrderResolved():
-            return ev.OrderSettled(**o, amount_paid=money.format(event.amount_paid))
+            return ev.OrderSettled(**o, amount_paid=money.format(event.amount_paid), receipt_url=order.receipt_url,
+                                   payment_link_id=order.payment_link_id)
         case m.OrderCanceled():
             return ev.OrderCanceled(**o, reason=event.reason, note=event.note)
         case m.OrderReopened():
@@ -80,8 +81,9 @@ def public_data(event: m.Event, order: Order):
         case m.RefundRejected():
             return ev.RefundChanged(**o, **_refund(order, event.refund_id, reason=event.reason))
         case m.RefundTxSubmitted() | m.RefundExecuted():
+            receipt = order.receipt_url if isinstance(event, m.RefundExecuted) else None
             return ev.RefundTransfer(**o, **_refund(order, event.refund_id), network=event.network,
-                                     tx_hash=event.tx_hash, token_address=event.token_address)
+                                     tx_hash=event.tx_hash, token_address=event.token_address, receipt_url=receipt)
         case m.RefundTxFailed():
             return ev.RefundTransferFailed(**o, **_refund(order, event.refund_id, reason=event.reason),
                                            network=event.network, tx_hash=event.tx_hash)

@@ -13,11 +13,13 @@ from common.ids import derived_id
 
 
 def payment_confirmed(*, order_id: str, merchant_id: str, livemode: bool, at: datetime, network: str, tx_hash: str,
-                      token_address: str, amount: int, session_id: str | None) -> m.Envelope:
+                      token_address: str, amount: int, session_id: str | None, card_brand: str = "",
+                      card_last4: str = "") -> m.Envelope:
     key = f"{network}:{tx_hash}"
     command = m.ConfirmPayment(
         order_id=order_id, merchant_id=merchant_id, livemode=livemode, at=at,
         payment_id=derived_id("pay", key, "payment"), network=network, tx_hash=tx_hash,
-        token_address=token_address, amount=amount, session_id=session_id,
+        token_address=token_address, amount=amount, session_id=session_id, card_brand=card_brand,
+        card_last4=card_last4,
     )
     return m.Envelope(command_id=f"watch:payment:{key}", command=command)

@@ -39,6 +39,8 @@ class Payment(msgspec.Struct, frozen=True, gc=False):
     received_at: datetime
     session_id: str | None = None
     late: bool = False
+    card_brand: str = ""
+    card_last4: str = ""
 
 
 class TxAttempt(msgspec.Struct, frozen=True, gc=False, kw_only=True):
@@ -111,3 +113,6 @@ class Order(msgspec.Struct, OrderLookups, frozen=True, gc=False, kw_only=True):
     version: int = 0
     refunds: tuple[Refund, ...] = ()
     tokens: tuple[RefundToken, ...] = ()
+    receipt_url: str | None = None
+    payment_link_id: str | None = None
+    customer_email: str | None = None

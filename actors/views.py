@@ -25,7 +25,8 @@ def _session(s: Session) -> SessionView:
 
 def _payment(p: Payment) -> PaymentView:
     return PaymentView(payment_id=p.payment_id, network=p.network, tx_hash=p.tx_hash, token_address=p.token_address,
-                       amount=p.amount, received_at=p.received_at, session_id=p.session_id, late=p.late)
+                       amount=p.amount, received_at=p.received_at, session_id=p.session_id, late=p.late,
+                       card_brand=p.card_brand, card_last4=p.card_last4)
 
 
 def _transfer(a: TxAttempt) -> TransferView:
@@ -63,6 +64,7 @@ def view_of(o: Order) -> OrderView:
         external_ref=o.external_ref, metadata=o.metadata, sessions=tuple(_session(s) for s in o.sessions),
         payments=tuple(_payment(p) for p in o.payments), version=o.version,
         refunds=tuple(_refund(r) for r in o.refunds), tokens=tuple(_token(t) for t in o.tokens),
+        payment_link_id=o.payment_link_id, customer_email=o.customer_email,
     )
 
 

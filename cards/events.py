@@ -37,7 +37,7 @@ def command_of(fact: EventFact, merchant_id: str, livemode: bool, at: datetime) 
         return reports.payment_confirmed(
             order_id=p.metadata["order_id"], merchant_id=merchant_id, livemode=livemode, at=at, network=CARD,
             tx_hash=p.payment_id, token_address="", amount=amounts.micros(p.amount_cents),
-            session_id=p.metadata.get("session_id"))
+            session_id=p.metadata.get("session_id"), card_brand=p.card_brand, card_last4=p.card_last4)
     if fact.refund is not None:
         r = fact.refund
         if not _ours(r.metadata, merchant_id, livemode) or "order_id" not in r.metadata \

@@ -37,6 +37,8 @@ class PaymentFact(msgspec.Struct, frozen=True, kw_only=True):
     amount_cents: int
     currency: str
     metadata: dict[str, str]
+    card_brand: str = ""  # for the buyer's receipt, where the provider's event carries the card's details
+    card_last4: str = ""
 
 
 RefundStatus = Literal["pending", "succeeded", "failed", "canceled"]

@@ -39,11 +39,24 @@ def refund_fact(obj: dict) -> RefundFact:
                       reason=obj.get("failure_reason"))
 
 
+def _card(obj: dict) -> dict:
+    """The card of the intent's charge: in `charges` (API versions before 2022-11-15) or an expanded
+    `latest_charge`; empty where the event carries neither (an id alone, or localstripe)."""
+    charge = obj.get("latest_charge")
+    if not isinstance(charge, dict):
+        charge = next(iter((obj.get("charges") or {}).get("data") or []), None)
+    card = ((charge or {}).get("payment_method_details") or {}).get("card") or {}
+    return card if isinstance(card, dict) else {}
+
+
 def payment_fact(obj: dict) -> PaymentFact:
     # localstripe answers no amount_received; a succeeded intent received its whole amount.
     received = obj.get("amount_received") or obj["amount"]
+    card = _card(obj)
+    last4 = str(card.get("last4") or "")
     return PaymentFact(payment_id=obj["id"], amount_cents=int(received), currency=str(obj["currency"]).lower(),
-                       metadata=_metadata(obj))
+                       metadata=_metadata(obj), card_brand=str(card.get("brand") or "")[:20],
+                       card_last4=last4 if last4.isdigit() and len(last4) == 4 else "")
 
 
 class StripeProvider:

@@ -15,13 +15,17 @@ MAX_LINE_ITEMS = 10_000
 MAX_NAME = 255  # a line item's name, external_ref, a refund-request reference
 MAX_TEXT = 1000  # reasons and notes
 METADATA_KEYS, METADATA_KEY, METADATA_VALUE = 50, 40, 500
+MAX_URL = 2048
+MAX_EMAIL = 254  # RFC 5321's longest path
+# A buyer's address for receipts: one @, a dot in the domain, nothing a mail header or a page could misread.
+EMAIL = re.compile(r"[^@\s<>()\[\],;:\\\"]{1,64}@[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)+")
 SESSION_TTL_MIN_S = 1
 SESSION_TTL_MAX_S = 7 * 86400
 
 # Ids: the object's prefix, `_`, then letters, digits, `_` or `-`.
 ID_PREFIXES = {
     "order_id": "ord", "merchant_id": "mer", "session_id": "cs", "refund_id": "re", "link_token": "rl",
-    "token": "rfqt", "new_token": "rfqt", "payment_id": "pay",
+    "token": "rfqt", "new_token": "rfqt", "payment_id": "pay", "payment_link_id": "plink",
 }
 _ID_BODY = r"_[A-Za-z0-9_-]{1,100}"
 ID_SHAPES = {field: re.compile(prefix + _ID_BODY) for field, prefix in ID_PREFIXES.items()}

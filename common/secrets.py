@@ -82,6 +82,7 @@ class DerivedKeys(NamedTuple):
     refund_form_csrf: bytes
     dashboard_signin: bytes
     dashboard_session: bytes
+    receipts: bytes
 
 
 def derive(root: bytes) -> DerivedKeys:

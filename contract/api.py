@@ -69,6 +69,10 @@ class Order(msgspec.Struct, kw_only=True):
     sessions: list[CheckoutSession]
     created_at: Timestamp
     updated_at: Timestamp
+    # The buyer's receipt on the checkout origin once the order is paid (PAID or refunded), null before.
+    receipt_url: str | None = None
+    payment_link_id: str | None = None  # the payment link the buyer opened, for an order made by one
+    customer_email: str | None = None  # where the receipt is mailed, as the API or the buyer gave it
 
 
 class SessionCreated(msgspec.Struct, kw_only=True):
@@ -256,6 +260,31 @@ class Redelivery(msgspec.Struct, kw_only=True):
     object: Literal["redelivery"] = "redelivery"
     endpoint_id: str
     delivery_ids: list[str]
+
+
+class PaymentLink(msgspec.Struct, kw_only=True):
+    """A link the merchant shares; each buyer who pays through it gets an order of their own."""
+
+    object: Literal["payment_link"] = "payment_link"
+    payment_link_id: str
+    livemode: bool
+    url: str  # the buyer's page on the checkout origin
+    name: str
+    description: str | None
+    amount: Amount | None  # null: the buyer enters the amount, within min_amount and max_amount
+    min_amount: Amount | None
+    max_amount: Amount | None
+    max_uses: int | None
+    uses: int  # orders made from the link
+    expires_at: Timestamp | None
+    status: Literal["active", "archived"]
+    # Why a buyer cannot pay through it now (archived, expired, used_up), or null while it is open.
+    unavailable_reason: Literal["archived", "expired", "used_up"] | None
+    orders: int
+    paid_orders: int
+    amount_paid: Amount
+    created_at: Timestamp
+    updated_at: Timestamp
 
 
 def page_of(item: type) -> type:

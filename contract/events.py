@@ -29,6 +29,7 @@ class OrderCreated(_Order, kw_only=True):
     amount: Amount
     line_items: list[LineItem]
     metadata: dict[str, str]
+    payment_link_id: str | None = None  # the payment link the buyer opened, for an order made by one
 
 
 class SessionCreated(_Order, kw_only=True):
@@ -65,6 +66,8 @@ class OrderSettled(_Order, kw_only=True):
     """payment.settled and order.resolved."""
 
     amount_paid: Amount
+    receipt_url: str | None = None  # the buyer's receipt on the checkout origin; null for orders made before it
+    payment_link_id: str | None = None
 
 
 class OrderCanceled(_Order, kw_only=True):
@@ -103,6 +106,7 @@ class RefundTransfer(_Refund, kw_only=True):
     network: str
     tx_hash: str
     token_address: str
+    receipt_url: str | None = None  # on .executed: the receipt, which now lists the refund
 
 
 class RefundTransferFailed(_Refund, kw_only=True):

@@ -43,6 +43,8 @@ class PaymentView(msgspec.Struct, frozen=True, gc=False):
     received_at: datetime
     session_id: str | None = None
     late: bool = False
+    card_brand: str = ""
+    card_last4: str = ""
 
 
 class TransferView(msgspec.Struct, frozen=True, gc=False, kw_only=True):
@@ -115,6 +117,8 @@ class OrderView(msgspec.Struct, OrderLookups, frozen=True, gc=False, kw_only=Tru
     version: int = 0
     refunds: tuple[RefundView, ...] = ()
     tokens: tuple[TokenView, ...] = ()
+    payment_link_id: str | None = None
+    customer_email: str | None = None
 
 
 decode = msgspec.json.Decoder(OrderView).decode

@@ -7,6 +7,7 @@ import zlib
 ACTORS_GROUP = "actors"  # the actor workers' consumer group on each command partition
 WEBHOOKS_GROUP = "webhooks"  # the webhook dispatcher's consumer group on the events stream
 NOTIFICATIONS_GROUP = "notifications"  # the staff notifier's consumer group on the events stream
+RECEIPTS_GROUP = "receipts"  # the receipt mailer's consumer group on the events stream
 ROUTED_CHARS = 24  # an order id ends with its 12 random or derived bytes in hex, after any time part (common/ids.py)
 
 

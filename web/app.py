@@ -28,6 +28,7 @@ from web import (
     routes,
 )
 from web.auth import signature_middleware
+from web.links import page as link_pages
 from web.context import CONTEXT, Context
 from web.errors import error_middleware
 from web.input_limits import body_limit_middleware, path_ids_middleware
@@ -84,6 +85,7 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
     health.add_routes(app)
     metrics.add_routes(app)
     refund_pages.add_routes(app)
+    link_pages.add_routes(app)
     card_webhooks.add_routes(app)
     dashboard.add_routes(app, settings)
     return app

@@ -16,6 +16,8 @@ Url = Annotated[str, Meta(max_length=2048, pattern=r"^https?://[^\s]+$")]
 Ttl = Annotated[int, Meta(ge=bounds.SESSION_TTL_MIN_S, le=bounds.SESSION_TTL_MAX_S)]
 Text = Annotated[str, Meta(max_length=bounds.MAX_TEXT)]
 Name = Annotated[str, Meta(max_length=bounds.MAX_NAME)]
+Email = Annotated[str, Meta(max_length=bounds.MAX_EMAIL, pattern=f"^{bounds.EMAIL.pattern}$",
+                            description="An email address, where the buyer's receipt is mailed")]
 Metadata = Annotated[dict[Annotated[str, Meta(min_length=1, max_length=bounds.METADATA_KEY)],
                           Annotated[str, Meta(max_length=bounds.METADATA_VALUE)]], Meta(max_length=bounds.METADATA_KEYS)]
 
@@ -44,6 +46,7 @@ class OrderIn(_Body):
     items: LineItems | None = None  # another name of line_items
     external_ref: Name | None = None
     metadata: Metadata | None = None
+    customer_email: Email | None = None  # the buyer's, for the receipt; shown to the merchant, never to buyers
 
 
 class SessionOptions(_Body):

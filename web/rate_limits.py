@@ -21,7 +21,7 @@ from web.errors import ApiError
 # now and then; a script guessing tokens is slowed to 600 guesses an hour.
 MISS_BURST = 20
 MISS_EVERY_S = 6
-PAGE_PREFIXES = ("/c/", "/refund-request/", "/r/")
+PAGE_PREFIXES = ("/c/", "/refund-request/", "/r/", "/receipts/", "/l/")
 
 
 class Verdict(NamedTuple):

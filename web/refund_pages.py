@@ -25,6 +25,8 @@ from web.pages import params as page_params
 from web.pages.checkout import error_page
 from web.pages.quotes import network_name
 from web.pages.templating import render
+from common.receipt_keys import receipt_path
+from web.receipts import PAID
 from web.render import refund_json, respond
 
 _Text = Annotated[str, Meta(max_length=1000)]
@@ -94,17 +96,8 @@ async def form_page(request: web.Request) -> web.Response:
     )
 
 
-async def _form(request: web.Request, kind: type):
-    """A JSON body (the page's script) or an ordinary form post (no script)."""
-    if request.content_type == "application/json":
-        return decoding.decode(await request.read(), kind)
-    return decoding.convert({k: v for k, v in (await decoding.posted_form(request)).items() if v != ""}, kind)
-
-
 def _check_origin(request: web.Request, token: str, sent: str) -> None:
-    origin = request.headers.get("Origin")
-    if origin is not None and origin != f"{request.scheme}://{request.host}":
-        raise ApiError(403, "cross_origin_refused", "This form only accepts submissions from its own page.")
+    decoding.check_same_origin(request)
     # The token in the URL is the buyer's only credential and no cookie rides along, so a request without the
     # page's field (a script, an app) is no forgery; a field that is sent must still be this page's.
     if sent and not hmac.compare_digest(sent, csrf_token(request, token)):
@@ -126,7 +119,7 @@ async def _posted(request: web.Request, kind: type):
     if found is None:
         raise ApiError(404, "refund_request_not_found", "No such refund request.", "token")
     order, token = found
-    form = await _form(request, kind)
+    form = await decoding.form_or_json(request, kind)
     _check_origin(request, token.token, form.csrf)
     return order, token, form
 
@@ -183,7 +176,9 @@ def _public_refund(request: web.Request, order: OrderView, refund) -> dict:
     full = msgspec.to_builtins(refund_json(ctx(request).settings, order, refund))
     keys = ("refund_id", "status", "amount", "refund_to_address", "refund_network", "refund_token_address",
             "execution", "created_at", "updated_at")
-    return {"linkToken": refund.link_token, **{k: full[k] for k in keys}, "order_number": str(order.order_number)}
+    receipt = receipt_path(ctx(request).derived.receipts, order.order_id) if order.status in PAID else None
+    return {"linkToken": refund.link_token, **{k: full[k] for k in keys}, "order_number": str(order.order_number),
+            "receipt_url": receipt}
 
 
 async def status_page(request: web.Request) -> web.Response:

@@ -13,6 +13,8 @@ from readmodel.order import OrderView, RefundView, SessionView, TokenView
 from common import money
 from common.clock import iso
 from common.config import Settings
+from web.context import ctx
+from web.receipts import paid_receipt_url
 
 _encode = msgspec.json.Encoder().encode
 R = TypeVar("R", bound=contract.Refund)
@@ -43,7 +45,8 @@ def session_json(settings: Settings, order: OrderView, s: SessionView) -> contra
     )
 
 
-def order_json(settings: Settings, order: OrderView) -> contract.Order:
+def order_json(settings: Settings, order: OrderView, receipts: bytes | None = None) -> contract.Order:
+    """`receipts` is the key receipt addresses are derived with (web/receipts.py); without it, no receipt_url."""
     return contract.Order(
         order_id=order.order_id,
         order_number=str(order.order_number),
@@ -70,10 +73,25 @@ def order_json(settings: Settings, order: OrderView) -> contract.Order:
         sessions=[session_json(settings, order, s) for s in order.sessions],
         created_at=iso(order.created_at),
         updated_at=iso(order.updated_at),
+        receipt_url=paid_receipt_url(settings, receipts, order) if receipts else None,
+        payment_link_id=order.payment_link_id,
+        customer_email=order.customer_email,
     )
 
 
-def session_created_json(settings: Settings, order: OrderView) -> contract.SessionCreated:
+def order_answer(request: web.Request, order: OrderView) -> contract.Order:
+    """The order as a handler answers it: with the receipt address the request's service derives."""
+    c = ctx(request)
+    return order_json(c.settings, order, c.derived.receipts)
+
+
+def session_created_answer(request: web.Request, order: OrderView) -> contract.SessionCreated:
+    c = ctx(request)
+    return session_created_json(c.settings, order, c.derived.receipts)
+
+
+def session_created_json(settings: Settings, order: OrderView,
+                         receipts: bytes | None = None) -> contract.SessionCreated:
     s = order.sessions[-1]
     return contract.SessionCreated(
         order_id=order.order_id,
@@ -84,7 +102,7 @@ def session_created_json(settings: Settings, order: OrderView) -> contract.Sessi
         expires_at=iso(s.expires_at),
         amount_due=money.format(s.amount_due),
         status=s.status.value,
-        order=order_json(settings, order),
+        order=order_json(settings, order, receipts),
     )
 
 

@@ -7,6 +7,7 @@ from aiohttp import web
 from contract import api as contract
 from web import bodies, order_filters
 from web.context import ONE_COMMAND
+from web.links import api as payment_links
 from web.route import Route
 from web.views import (
     audit_events,
@@ -51,6 +52,7 @@ ROUTES: list[Route] = [
     *staff.ROUTES,
     *audit_events.ROUTES,
     *exports.ROUTES,
+    *payment_links.ROUTES,
 ]
 
 

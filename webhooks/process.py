@@ -10,10 +10,12 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from common import faults, logs, probes, wiring
 from common.config import Settings
 from common.mail import Mailer
+from common.secrets import derived_keys
 from notify.notifier import Notifier
 from streams.names import NOTIFICATIONS_GROUP, WEBHOOKS_GROUP
 from webhooks import settings as webhook_settings
 from webhooks.dispatcher import Dispatcher, DispatchHooks
+from webhooks.receipt_mail import ReceiptMailer
 
 log = logging.getLogger(__name__)
 RECLAIM_EVERY_S = 2.0
@@ -48,6 +50,9 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
             if not ((await wired.start("webhooks", stop, dispatcher.start))[0]
                     and (await wired.start("webhooks", stop, notifier.start))[0]):
                 return
+            started, receipts = await wired.start("webhooks", stop, lambda: _receipt_mailer(settings, wired))
+            if not started:
+                return
             scheduler = AsyncIOScheduler()
             scheduler.add_job(_guarded(dispatcher.sweep), "interval", seconds=knobs.sweep_interval_s,
                               max_instances=1, coalesce=True, id="webhook-retries")
@@ -70,7 +75,20 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
             logs.announce(log, f"webhooks: staff notifications from {wired.keys.events} (consumer group"
                                f" {NOTIFICATIONS_GROUP}), mailed {'over SMTP' if notifier.mailer else 'never: no SMTP_URL'}")
             try:
-                await asyncio.gather(dispatcher.run(stop), notifier.run(stop))
+                await asyncio.gather(dispatcher.run(stop), notifier.run(stop),
+                                     *([receipts.run(stop)] if receipts else []))
             finally:
                 scheduler.shutdown(wait=False)
                 await dispatcher.close()
+
+
+async def _receipt_mailer(settings: Settings, wired) -> ReceiptMailer | None:
+    """Receipts mailed to buyers, in this process beside the webhooks, when mail is configured."""
+    mailer = Mailer.configured(settings)
+    if mailer is None:
+        return None
+    keys = await derived_keys(wired.pool, wired.vault)
+    receipts = ReceiptMailer(wired.pool, wired.redis, wired.keys, mailer, settings, keys.receipts)
+    await receipts.start()
+    logs.announce(log, f"webhooks: mailing receipts to buyers through {mailer.host}:{mailer.port}")
+    return receipts

@@ -38,7 +38,8 @@ def _scenario(order_id: str) -> list[m.Command]:
         return kind(**base, at=_at(n), **fields)
 
     create = c(m.CreateOrder, 0, order_number=1001, amount=10_000_000, external_ref="ERP-1",
-               line_items=(m.LineItem("Tea", 2, 5_000_000),), metadata={"channel": "web"}, session=_session(1, _at(0)))
+               line_items=(m.LineItem("Tea", 2, 5_000_000),), metadata={"channel": "web"}, session=_session(1, _at(0)),
+               receipt_url=f"https://pay.example/receipts/rcpt_0123456789abcdef0123456789abcdef_{order_id}")
     pay = dict(network="ethereum", token_address=DEST.refund_token_address)
     if order_id == "ord_a":  # paid in two parts, refunds in every state, tokens in every state
         return [

@@ -31,6 +31,7 @@ ROUTES = {
     "/test/exports/orders": (200, 200, 403),
     "/test/exports/payments": (200, 200, 403),
     "/test/exports/refunds": (200, 200, 403),
+    "/test/payment-links": (200, 200, 403),
     "/app/me": (200, 200, 200),
     "/test/app/sales?since={since}": (200, 200, 200),
     "/test/app/sales/{order}": (200, 200, 404),  # a sale made by the API, not by this cashier

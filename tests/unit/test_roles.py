@@ -15,6 +15,7 @@ TABLE = {
     Can.REFUND: ("owner", "manager"),
     Can.CONFIGURE: ("owner",),
     Can.MANAGE_TEAM: ("owner",),
+    Can.SHARE_LINKS: ("owner", "manager"),
 }
 
 

@@ -21,8 +21,8 @@ HEADERS = {**PAGE_HEADERS, "Content-Security-Policy": _CSP, "X-Frame-Options": "
 
 # The top bar's sections, each shown to the roles that may open it (the routes refuse the others all the same).
 SECTIONS = (("orders", "Orders", Can.SEE_ORDERS), ("review", "Review", Can.REFUND),
-            ("settings", "Settings", Can.CONFIGURE), ("team", "Team", Can.MANAGE_TEAM),
-            ("audit", "Audit log", Can.MANAGE_TEAM))
+            ("payment-links", "Payment links", Can.SHARE_LINKS), ("settings", "Settings", Can.CONFIGURE),
+            ("team", "Team", Can.MANAGE_TEAM), ("audit", "Audit log", Can.MANAGE_TEAM))
 MODELESS = frozenset({"team", "audit"})  # the merchant's whole team and log: at {prefix}/team, not under a mode
 
 

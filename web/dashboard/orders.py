@@ -21,7 +21,7 @@ from common.roles import Can
 from web.errors import ApiError
 from web.pages import qr
 from web.pagination import Page
-from web.render import order_json, refund_json, token_json
+from web.render import order_answer, refund_json, token_json
 from web.views.orders import ORDER_LIST
 
 
@@ -48,8 +48,7 @@ async def orders_list(request: web.Request) -> web.Response:
     filters = order_filters.parse(request.query)
     number, text = await _search(request, (page.filters["q"] or "").strip()[:255])
     found, rows = await lookups.orders(request, filters, page.before, page.limit + 1, (number, text))
-    settings = ctx(request).settings
-    listed = page.answer(ORDER_LIST, [order_json(settings, o) for o in found], rows,
+    listed = page.answer(ORDER_LIST, [order_answer(request, o) for o in found], rows,
                          lambda r: (r["created_at"], r["order_id"]))
     return render(request, "orders.html", orders=listed.data, next_cursor=listed.next_cursor,
                   status=filters.status or "", q=page.filters["q"] or "", statuses=list(OrderStatus.__members__),
@@ -76,7 +75,7 @@ async def order_page(request: web.Request, order_id: str, *, code: int = 200, va
     minted = next((t for t in tokens if t["token"] == token), None)
     first = order.payments[0] if order.payments else None
     return render(
-        request, "order.html", code=code, order=msgspec.to_builtins(order_json(settings, order)),
+        request, "order.html", code=code, order=msgspec.to_builtins(order_answer(request, order)),
         refunds=msgspec.to_builtins([refund_json(settings, order, r) for r in order.refunds]), tokens=tokens,
         timeline=await _timeline(request, order.order_id), display=display,
         actions=await audit.of_order(ctx(request).pool, order.merchant_id, order.order_id),

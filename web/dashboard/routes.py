@@ -5,8 +5,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from common.config import Settings
-from web.dashboard import (audit, exports, invite, issue, keys, lock, notifications, orders, payout, review, sales,
-                           settings, shell, signin, site, team, webhooks)
+from web.dashboard import (audit, exports, invite, issue, keys, links, lock, notifications, orders, payout, review,
+                           sales, settings, shell, signin, site, team, webhooks)
 from web.dashboard.html import error_page
 
 MODE = "/{mode:test|live}"
@@ -73,6 +73,10 @@ ROUTES = [
     ("POST", MODE + "/settings/addresses", settings.save_addresses),
     ("POST", MODE + "/settings/api-key", settings.roll_key),
     ("POST", MODE + "/webhooks/{endpoint_id}/redeliver", webhooks.redeliver),
+    ("GET", MODE + "/payment-links", links.links_page),
+    ("POST", MODE + "/payment-links", links.create),
+    ("POST", MODE + "/payment-links/{payment_link_id}/archive", links.archive),
+    ("POST", MODE + "/payment-links/{payment_link_id}/activate", links.activate),
     ("GET", "/{tail:.*}", not_found),
 ]
 

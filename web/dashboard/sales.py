@@ -10,6 +10,7 @@ from aiohttp import web
 from actors.views import stored_view
 from common import money
 from common.clock import iso
+from common.receipt_keys import receipt_url
 from web import audit_trail, bodies, decoding, destinations, lookups
 from web.context import caller, ctx
 from web.dashboard import keys
@@ -45,13 +46,16 @@ async def _sale(request: web.Request, order_id: str) -> dict:
     key = order.sessions[-1].session_key
     found = await session.load(ctx(request).pool, key)
     url = checkout_url(ctx(request).settings, key)
+    status = status_json(found.order, found.session, found.attempts, ctx(request).clock(), required_confirmations,
+                         receipt_url(ctx(request).settings, ctx(request).derived.receipts, order.order_id))
     return {
         "order_id": order.order_id, "order_number": str(order.order_number), "amount": money.format(order.amount_owed),
         "external_ref": order.external_ref, "checkout_url": url, "qr": qr.data_uri(url),
         "networks": [network_name(net.slug) for net, _ in
                      accepted(destinations.registry(), order.livemode, found.receive_addresses)],
-        "status": status_json(found.order, found.session, found.attempts, ctx(request).clock(),
-                              required_confirmations),
+        "status": status,
+        # After a paid sale the buyer scans this to keep the receipt (or the counter prints it).
+        "receipt_qr": qr.data_uri(status["receipt_url"]) if status["receipt_url"] else None,
     }
 
 

@@ -52,6 +52,12 @@ class Translator:
     def __call__(self, key: str, **values: object) -> str:
         return self.table[key].format(**values)
 
+    def including(self, tables: dict[str, dict[str, str]]) -> Translator:
+        """This locale with a page's own table (loaded from its folder) beside the checkout's."""
+        merged = Translator(self.locale)
+        merged.table = {**self.table, **tables[self.locale]}
+        return merged
+
     def subset(self, keys: tuple[str, ...]) -> dict[str, str]:
         return {key: self.table[key] for key in keys}
 

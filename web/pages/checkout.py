@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 
+import msgspec
 from aiohttp import web
 
 from urllib.parse import urlsplit
@@ -13,7 +14,11 @@ from cards.amounts import charge_cents, micros
 from chain_watchers import UnknownNetwork, unique_amounts
 from common import money
 from common.config import Settings
-from web import destinations
+from common.receipt_keys import receipt_path
+from web import decoding, destinations
+from web.bodies import Email
+from web.receipts import PAID
+from webhooks import receipt_mail
 from web.context import ctx
 from web.errors import ApiError
 from web.i18n import Translator
@@ -85,7 +90,8 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
         return error_page(t, params, 404, "session_not_found", "No such session")
     order, s = found.order, found.session
     now = ctx(request).clock()
-    current = status_json(order, s, found.attempts, now, required_confirmations)
+    current = status_json(order, s, found.attempts, now, required_confirmations,
+                          receipt_path(ctx(request).derived.receipts, order.order_id))
     offered, card = [], None
     if current["state"] in PAYABLE:
         publishable = await accounts.publishable_key(ctx(request).pool, order.merchant_id, order.livemode)
@@ -126,8 +132,32 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
         items=items, total=money.format(order.amount_owed),
         quotes=[(q, qr.svg(q.link, f"{q.symbol} {q.network_name}") if q.link else None) for q in offered],
         cancel_url=cancel_url, can_cancel=params.framed or cancel_url is not None, card=card,
+        emailed=request.query.get("emailed") == "1",
         csp=card_csp(ctx(request).settings) if card else CSP,
     )
+
+
+class ReceiptEmailIn(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
+    customer_email: Email
+
+
+async def receipt_email(request: web.Request) -> web.StreamResponse:
+    """The buyer's address for the receipt, given on the checkout page: the key in the URL is the buyer's only
+    credential, as on the refund form. The address is never shown again, on this page or any other."""
+    key = request.match_info["session_key"]
+    found = await session.load(ctx(request).pool, key, with_merchant=False)
+    if found is None:
+        raise ApiError(404, "session_not_found", "No such checkout session.", "session_key")
+    given = await decoding.form_or_json(request, ReceiptEmailIn)
+    now = ctx(request).clock()
+    async with ctx(request).pool.acquire() as conn, conn.transaction():
+        await conn.execute("INSERT INTO receipt_emails (order_id, email, given_at) VALUES ($1, $2, $3)"
+                           " ON CONFLICT (order_id) DO UPDATE SET email = excluded.email, given_at = excluded.given_at",
+                           found.order.order_id, given.customer_email, now)
+        await receipt_mail.mail_when_given(conn, found.order.order_id, found.order.status in PAID, now)
+    if request.content_type == "application/json":
+        return respond({"given": True}, status=201)
+    raise web.HTTPSeeOther(f"/c/{key}?emailed=1")
 
 
 async def status(request: web.Request) -> web.Response:
@@ -135,6 +165,7 @@ async def status(request: web.Request) -> web.Response:
     if found is None:
         raise ApiError(404, "session_not_found", "No such checkout session.", "session_key")
     answer = respond(status_json(found.order, found.session, found.attempts, ctx(request).clock(),
-                                 required_confirmations))
+                                 required_confirmations, receipt_path(ctx(request).derived.receipts,
+                                                                      found.order.order_id)))
     answer.headers["Cache-Control"] = "no-store"
     return answer

@@ -35,8 +35,9 @@ def state(order: OrderView, session: SessionView, attempts: tuple[Attempt, ...],
 
 
 def status_json(order: OrderView, session: SessionView, attempts: tuple[Attempt, ...], now: datetime,
-                required: Callable[[str], int | None]) -> dict:
-    """`required(network)` is the confirmation depth the registry asks of that network."""
+                required: Callable[[str], int | None], receipt_url: str | None = None) -> dict:
+    """`required(network)` is the confirmation depth the registry asks of that network; `receipt_url` is shown
+    once the checkout is paid."""
     current = state(order, session, attempts, now)
     confirmations = None
     if current == "confirming":
@@ -51,4 +52,5 @@ def status_json(order: OrderView, session: SessionView, attempts: tuple[Attempt,
         "expires_at": iso(session.expires_at),
         "now": iso(now),
         "confirmations": confirmations,
+        "receipt_url": receipt_url if current == "paid" else None,
     }

@@ -151,6 +151,13 @@
     $('sale-status').setAttribute('data-state', sale.status.state);
     // Once paid or expired there is nothing left to scan: a QR still shown would invite a second payment.
     $('qr').hidden = $('scan').hidden = Boolean(FINAL[sale.status.state]);
+    // Paid: the buyer's receipt instead, to scan or to print on the counter's printer.
+    $('receipt').hidden = !sale.receipt_qr;
+    if (sale.receipt_qr) {
+      $('receipt-qr').src = sale.receipt_qr;
+      $('receipt-qr').setAttribute('data-url', sale.status.receipt_url);
+      $('receipt-print').href = sale.status.receipt_url + '?print=1';
+    }
     if (FINAL[sale.status.state]) stopPolling();
   }
 

@@ -43,6 +43,10 @@
     $('countdown').hidden = !payable;
     var cancel = $('cancel');
     cancel.textContent = payable ? messages.cancel : messages.back_to_merchant;
+    if (s.receipt_url) {
+      $('receipt-link').href = s.receipt_url;
+      $('receipt').hidden = false;
+    }
     if (s.state === 'paid') succeed();
   }
 

@@ -9,14 +9,14 @@ from aiohttp import web
 from actors import messages as m
 from contract import api as contract
 from readmodel.order import OrderView
-from readmodel.statuses import OrderStatus
 from common import bounds, money
+from common.receipt_keys import receipt_url
 from web import bodies, lookups, order_filters
 from web.commands import Ids, amount, body, ids_of, submit
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.pagination import Page
-from web.render import order_json, respond, session_created_json
+from web.render import order_answer, respond, session_created_answer
 
 ORDER_LIST = contract.page_of(contract.Order)
 
@@ -71,8 +71,9 @@ async def create(request: web.Request, order_in: bodies.OrderIn, with_session: b
     """The API's order creation for a decoded body; the merchant app's point of sale sells through it too."""
     owed, items = _owed(order_in, ctx(request).settings.max_line_items)
     ids, api_key, now = ids_of(request), caller(request), ctx(request).clock()
+    order_id = ids.make("ord", "order")
     command = m.CreateOrder(
-        order_id=ids.make("ord", "order"),
+        order_id=order_id,
         merchant_id=api_key.merchant_id,
         livemode=api_key.livemode,
         at=now,
@@ -81,18 +82,20 @@ async def create(request: web.Request, order_in: bodies.OrderIn, with_session: b
         external_ref=order_in.external_ref,
         metadata=order_in.metadata or {},
         session=_new_session(request, ids, order_in, now) if with_session else None,
+        receipt_url=receipt_url(ctx(request).settings, ctx(request).derived.receipts, order_id),
+        customer_email=order_in.customer_email,
     )
     return await submit(request, ids, command)
 
 
 async def quick_session(request: web.Request) -> web.Response:
     order = await create(request, await body(request, bodies.QuickSessionIn), with_session=True)
-    return respond(session_created_json(ctx(request).settings, order), status=201)
+    return respond(session_created_answer(request, order), status=201)
 
 
 async def create_order(request: web.Request) -> web.Response:
     order = await create(request, await body(request, bodies.OrderIn), with_session=False)
-    return respond(order_json(ctx(request).settings, order), status=201)
+    return respond(order_answer(request, order), status=201)
 
 
 async def open_session(request: web.Request) -> web.Response:
@@ -104,7 +107,7 @@ async def open_session(request: web.Request) -> web.Response:
         session=_new_session(request, ids, session_in, now), amount_due=due,
     )
     order = await submit(request, ids, command)
-    return respond(session_created_json(ctx(request).settings, order), status=201)
+    return respond(session_created_answer(request, order), status=201)
 
 
 async def cancel_order(request: web.Request) -> web.Response:
@@ -115,7 +118,7 @@ async def cancel_order(request: web.Request) -> web.Response:
         livemode=api_key.livemode, at=ctx(request).clock(), note=options.reason,
     )
     order = await submit(request, ids, command)
-    return respond(order_json(ctx(request).settings, order))
+    return respond(order_answer(request, order))
 
 
 async def reopen_order(request: web.Request) -> web.Response:
@@ -126,16 +129,15 @@ async def reopen_order(request: web.Request) -> web.Response:
         at=now, session=_new_session(request, ids, options, now),
     )
     order = await submit(request, ids, command)
-    return respond(session_created_json(ctx(request).settings, order))
+    return respond(session_created_answer(request, order))
 
 
 async def get_order(request: web.Request) -> web.Response:
-    return respond(order_json(ctx(request).settings, await lookups.order(request, request.match_info["order_id"])))
+    return respond(order_answer(request, await lookups.order(request, request.match_info["order_id"])))
 
 
 async def list_orders(request: web.Request) -> web.Response:
     page = Page(request, order_filters.NAMES)
     found, rows = await lookups.orders(request, order_filters.parse(request.query), page.before, page.limit + 1)
-    settings = ctx(request).settings
-    return respond(page.answer(ORDER_LIST, [order_json(settings, o) for o in found], rows,
+    return respond(page.answer(ORDER_LIST, [order_answer(request, o) for o in found], rows,
                                lambda r: (r["created_at"], r["order_id"])))

@@ -33,7 +33,7 @@ async def get_settings(request: web.Request) -> web.Response:
 
 
 async def update_settings(request: web.Request) -> web.Response:
-    merchant_id = own_merchant_id(request)
+    own_merchant_id(request)  # another merchant's settings are refused before the body is read
     change = await body(request, bodies.SettingsIn)
 
     async def work(conn) -> web.Response:

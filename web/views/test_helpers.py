@@ -10,7 +10,7 @@ from web import bodies, lookups
 from web.commands import amount, body, ids_of, submit
 from web.context import caller, ctx
 from web.errors import ApiError
-from web.render import order_json, refund_json, respond
+from web.render import order_answer, refund_json, respond
 from web.route import Route
 
 
@@ -36,7 +36,7 @@ async def record_payment(request: web.Request) -> web.Response:
         amount=paid,
     )
     order = await submit(request, ids, command)
-    return respond(order_json(ctx(request).settings, order), status=201)
+    return respond(order_answer(request, order), status=201)
 
 
 async def execute_refund(request: web.Request) -> web.Response:

@@ -1,0 +1,78 @@
+"""Payment links in the dashboard (owner and manager): each link's shareable URL and QR, its orders, paid total and
+conversion, a form to make one, and archiving. The same checks and writes as the B2B calls (web/links/api.py)."""
+
+from __future__ import annotations
+
+from aiohttp import web
+
+from web import decoding
+from web.context import caller, ctx
+from web.dashboard.guard import done, form, signed_in
+from web.dashboard.html import problem, render
+from common.roles import Can
+from web.errors import ApiError
+from web.links import api, store
+from web.links.bodies import PaymentLinkIn
+from web.pages import qr
+
+SHOWN = 100  # the newest links of the mode; the API pages through every one
+
+
+def _conversion(link) -> str:
+    return f"{round(100 * link.paid_orders / link.orders)} %" if link.orders else "–"
+
+
+async def _page(request: web.Request, code: int = 200, error: ApiError | None = None,
+                entered: dict | None = None) -> web.Response:
+    api_key = caller(request)
+    async with ctx(request).pool.acquire() as conn:
+        found = await store.listing(conn, api_key.merchant_id, api_key.livemode, None, SHOWN)
+        links = await api.answer(request, conn, found)
+    shown = [{"link": link, "conversion": _conversion(link), "qr": qr.svg(link.url, "Payment link QR code")}
+             for link in links]
+    return render(request, "payment_links.html", code=code, links=shown, problem=problem(error),
+                  entered=entered or {})
+
+
+@signed_in(Can.SHARE_LINKS)
+async def links_page(request: web.Request) -> web.Response:
+    return await _page(request)
+
+
+@signed_in(Can.SHARE_LINKS)
+async def create(request: web.Request) -> web.Response:
+    entered = await form(request)
+    api_key, now = caller(request), ctx(request).clock()
+    fields = dict(entered)
+    if "max_uses" in fields:
+        fields["max_uses"] = int(fields["max_uses"]) if fields["max_uses"].isdigit() else fields["max_uses"]
+    if "expires_at" in fields:  # a datetime-local field: the dashboard's times are UTC
+        fields["expires_at"] = fields["expires_at"] + ("" if fields["expires_at"].endswith("Z") else ":00Z")
+    try:
+        columns = api.checked(decoding.convert(fields, PaymentLinkIn), now)
+    except ApiError as refused:
+        return await _page(request, 422, refused, entered)
+    async with ctx(request).pool.acquire() as conn:
+        link = await store.create(conn, api_key.merchant_id, api_key.livemode, now, **columns)
+    raise await done(request, request.path, f"Payment link “{link.name}” created.")
+
+
+async def _set_status(request: web.Request, status: str, said: str) -> web.Response:
+    api_key = caller(request)
+    async with ctx(request).pool.acquire() as conn, conn.transaction():
+        link = await store.get(conn, request.match_info["payment_link_id"], api_key.merchant_id, api_key.livemode,
+                               lock=True)
+        if link is None:
+            raise ApiError(404, "payment_link_not_found", "No such payment link.", "payment_link_id")
+        await store.update(conn, link, {"status": status}, ctx(request).clock())
+    raise await done(request, request.path.rsplit("/", 2)[0], f"Payment link “{link.name}” {said}.")
+
+
+@signed_in(Can.SHARE_LINKS)
+async def archive(request: web.Request) -> web.Response:
+    return await _set_status(request, store.ARCHIVED, "archived: buyers can no longer pay through it")
+
+
+@signed_in(Can.SHARE_LINKS)
+async def activate(request: web.Request) -> web.Response:
+    return await _set_status(request, store.ACTIVE, "active again")

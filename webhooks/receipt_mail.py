@@ -1,0 +1,155 @@
+"""Receipts mailed to buyers: after payment.settled and payment.refund.executed of an order that has a buyer's
+address (the API's `customer_email`, or one given on the checkout page), when SMTP_URL and MAIL_FROM are set.
+
+It reads the events stream in a consumer group of its own and writes one `receipt_mails` row per mail before it
+acknowledges, so a crash loses none; rows are then sent, and a failed send is retried with a backoff, a few times.
+The mail names no one but the buyer it goes to, and every value from a user is escaped in its HTML part."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import logging
+import os
+import secrets
+import socket
+from datetime import datetime, timedelta
+
+import asyncpg
+import msgspec
+from redis.exceptions import ResponseError
+
+from actors import schema
+from actors.publication import PublicEvent
+from actors.state import Order
+from common import backoff, faults, money
+from common.clock import Clock, utcnow
+from common.config import Settings
+from common.mail import Mail, Mailer, MailError
+from common.receipt_keys import receipt_url
+from streams.connection import Client
+from streams.names import RECEIPTS_GROUP, Keys
+
+log = logging.getLogger(__name__)
+KINDS = {"payment.settled": "payment", "payment.refund.executed": "refund"}
+MAX_ATTEMPTS = 6
+LEASE = timedelta(seconds=60)  # a claimed row is due again after this if its sender died
+BATCH = 50
+_decode = msgspec.json.Decoder(PublicEvent).decode
+
+
+def compose(kind: str, order: Order, merchant_name: str, url: str, to: str) -> Mail:
+    """The receipt mail, from the order as it stands: its amounts, its refunds and the receipt's address."""
+    number = order.order_number
+    if kind == "refund":
+        refunded = money.format(order.amount_refunded)
+        subject = f"Refund from {merchant_name}, order #{number}"
+        lines = [f"{merchant_name} refunded {refunded} USD of order #{number}."]
+    else:
+        subject = f"Your receipt from {merchant_name}, order #{number}"
+        lines = [f"You paid {money.format(order.amount_paid)} USD to {merchant_name} for order #{number}."]
+    text = "\n".join([*lines, "", f"Your receipt: {url}", ""])
+    shown = "".join(f"<p>{html.escape(line)}</p>" for line in lines)
+    page = f'{shown}<p><a href="{html.escape(url, quote=True)}">View your receipt</a></p>'
+    return Mail(to=to, subject=subject, text=text, html=page)
+
+
+class ReceiptMailer:
+    def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, mailer: Mailer, settings: Settings,
+                 receipts_key: bytes, *, clock: Clock = utcnow, consumer: str = "") -> None:
+        self.pool, self.redis, self.keys, self.mailer, self.settings = pool, redis, keys, mailer, settings
+        self.receipts_key, self.clock = receipts_key, clock
+        self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+
+    async def start(self) -> None:
+        try:
+            await self.redis.xgroup_create(self.keys.events, RECEIPTS_GROUP, id="0", mkstream=True)
+        except ResponseError as exc:
+            if "BUSYGROUP" not in str(exc):
+                raise
+
+    async def run(self, stop: asyncio.Event) -> None:
+        while not stop.is_set():
+            try:
+                await self.consume(block_ms=500)
+                await self.send_due()
+            except ResponseError as exc:
+                if str(exc).startswith("NOGROUP"):  # Redis lost its data: read the new stream from its start
+                    await self.start()
+                elif not str(exc).startswith("UNBLOCKED"):
+                    raise
+            except (*faults.UNAVAILABLE, asyncpg.PostgresError) as exc:
+                log.warning("receipts: dependency unavailable (%s); retrying", exc)
+                await asyncio.sleep(0.5)
+
+    async def consume(self, block_ms: int = 0) -> int:
+        """Read new events; record a mail for each that sends one to an order with an address. Returns how many."""
+        found = await self.redis.xreadgroup(RECEIPTS_GROUP, self.consumer, {self.keys.events: ">"}, count=BATCH,
+                                            block=block_ms or None)
+        entries = [entry for _stream, batch in found or [] for entry in batch]
+        if not entries:
+            return 0
+        wanted = []
+        for _entry_id, fields in entries:
+            try:
+                event = _decode(fields[b"e"])
+            except (KeyError, msgspec.DecodeError):
+                continue  # the webhook dispatcher logs it
+            if event.type in KINDS:
+                wanted.append((event.id, event.order_id, KINDS[event.type]))
+        recorded = await self._record(wanted) if wanted else 0
+        await self.redis.xack(self.keys.events, RECEIPTS_GROUP, *[entry_id for entry_id, _ in entries])
+        return recorded
+
+    async def _record(self, wanted: list[tuple[str, str, str]]) -> int:
+        now = self.clock()
+        rows = await self.pool.fetch(
+            "INSERT INTO receipt_mails (mail_id, order_id, kind, created_at, due_at)"
+            " SELECT w.mail_id, w.order_id, w.kind, $4, $4 FROM unnest($1::text[], $2::text[], $3::text[])"
+            "  AS w(mail_id, order_id, kind) JOIN orders o USING (order_id)"
+            "  LEFT JOIN receipt_emails r USING (order_id)"
+            " WHERE o.state->>'customer_email' IS NOT NULL OR r.email IS NOT NULL"
+            " ON CONFLICT (mail_id) DO NOTHING RETURNING mail_id",
+            [w[0] for w in wanted], [w[1] for w in wanted], [w[2] for w in wanted], now)
+        return len(rows)
+
+    async def send_due(self) -> int:
+        """Send the mails that are due (new ones and retries); returns how many were sent."""
+        now = self.clock()
+        claimed = await self.pool.fetch(
+            "UPDATE receipt_mails SET due_at = $2 WHERE mail_id IN (SELECT mail_id FROM receipt_mails"
+            " WHERE due_at <= $1 ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED)"
+            " RETURNING mail_id, order_id, kind, attempts", now, now + LEASE, BATCH)
+        sent = 0
+        for row in claimed:
+            sent += await self._send(row)
+        return sent
+
+    async def _send(self, row: asyncpg.Record) -> int:
+        found = await self.pool.fetchrow(
+            "SELECT o.state, o.state_schema, m.name, r.email FROM orders o JOIN merchants m USING (merchant_id)"
+            " LEFT JOIN receipt_emails r USING (order_id) WHERE o.order_id = $1", row["order_id"])
+        order = schema.snapshot(found["state"], found["state_schema"])
+        to = order.customer_email or found["email"]
+        url = receipt_url(self.settings, self.receipts_key, order.order_id)
+        try:
+            await self.mailer.send(compose(row["kind"], order, found["name"], url, to))
+        except MailError as exc:
+            attempts = row["attempts"] + 1
+            again = None if attempts >= MAX_ATTEMPTS else self.clock() + backoff.exponential(
+                attempts, timedelta(seconds=30), timedelta(hours=1))
+            log.warning("receipts: %s (attempt %d%s)", exc, attempts, "" if again else ", giving up")
+            await self.pool.execute("UPDATE receipt_mails SET attempts = $2, due_at = $3, last_error = $4"
+                                    " WHERE mail_id = $1", row["mail_id"], attempts, again, str(exc)[:500])
+            return 0
+        await self.pool.execute("UPDATE receipt_mails SET attempts = attempts + 1, due_at = NULL, sent_at = $2,"
+                                " last_error = NULL WHERE mail_id = $1", row["mail_id"], self.clock())
+        return 1
+
+
+async def mail_when_given(conn, order_id: str, paid: bool, at: datetime) -> None:
+    """A buyer gave an address after the order was paid: its receipt is due now (once per order)."""
+    if paid:
+        await conn.execute("INSERT INTO receipt_mails (mail_id, order_id, kind, created_at, due_at)"
+                           " VALUES ($1, $2, 'payment', $3, $3) ON CONFLICT (mail_id) DO NOTHING",
+                           f"given:{order_id}", order_id, at)
