@@ -28,6 +28,7 @@ from common.config import Settings
 from common.mail import Mail, Mailer, MailError
 from common.receipt_keys import receipt_url
 from streams.connection import Client
+from streams.consumer import Consumer, Entry, lost_group, unblocked
 from streams.names import RECEIPTS_GROUP, Keys
 
 log = logging.getLogger(__name__)
@@ -35,6 +36,7 @@ KINDS = {"payment.settled": "payment", "payment.refund.executed": "refund"}
 MAX_ATTEMPTS = 6
 LEASE = timedelta(seconds=60)  # a claimed row is due again after this if its sender died
 BATCH = 50
+RECLAIM_IDLE_MS = 30_000  # read this long ago and unacknowledged: its reader died
 _decode = msgspec.json.Decoder(PublicEvent).decode
 
 
@@ -59,24 +61,25 @@ class ReceiptMailer:
                  receipts_key: bytes, *, clock: Clock = utcnow, consumer: str = "") -> None:
         self.pool, self.redis, self.keys, self.mailer, self.settings = pool, redis, keys, mailer, settings
         self.receipts_key, self.clock = receipts_key, clock
-        self.consumer = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+        name = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+        self.consumer = Consumer(redis, RECEIPTS_GROUP, name)
 
     async def start(self) -> None:
-        try:
-            await self.redis.xgroup_create(self.keys.events, RECEIPTS_GROUP, id="0", mkstream=True)
-        except ResponseError as exc:
-            if "BUSYGROUP" not in str(exc):
-                raise
+        await self.consumer.ensure(self.keys.events)
 
     async def run(self, stop: asyncio.Event) -> None:
+        reclaimed = False
         while not stop.is_set():
             try:
+                if not reclaimed:  # what a mailer that died left read and unacknowledged, first
+                    await self._ingest(await self.consumer.claim(self.keys.events, BATCH, RECLAIM_IDLE_MS))
+                    reclaimed = True
                 await self.consume(block_ms=500)
                 await self.send_due()
             except ResponseError as exc:
-                if str(exc).startswith("NOGROUP"):  # Redis lost its data: read the new stream from its start
+                if lost_group(exc):  # Redis lost its data: read the new stream from its start
                     await self.start()
-                elif not str(exc).startswith("UNBLOCKED"):
+                elif not unblocked(exc):
                     raise
             except (*faults.UNAVAILABLE, asyncpg.PostgresError) as exc:
                 log.warning("receipts: dependency unavailable (%s); retrying", exc)
@@ -84,21 +87,21 @@ class ReceiptMailer:
 
     async def consume(self, block_ms: int = 0) -> int:
         """Read new events; record a mail for each that sends one to an order with an address. Returns how many."""
-        found = await self.redis.xreadgroup(RECEIPTS_GROUP, self.consumer, {self.keys.events: ">"}, count=BATCH,
-                                            block=block_ms or None)
-        entries = [entry for _stream, batch in found or [] for entry in batch]
+        return await self._ingest(await self.consumer.read(self.redis, [self.keys.events], BATCH, block_ms))
+
+    async def _ingest(self, entries: list[Entry]) -> int:
         if not entries:
             return 0
         wanted = []
-        for _entry_id, fields in entries:
+        for entry in entries:
             try:
-                event = _decode(fields[b"e"])
+                event = _decode(entry.fields[b"e"])
             except (KeyError, msgspec.DecodeError):
                 continue  # the webhook dispatcher logs it
             if event.type in KINDS:
                 wanted.append((event.id, event.order_id, KINDS[event.type]))
         recorded = await self._record(wanted) if wanted else 0
-        await self.redis.xack(self.keys.events, RECEIPTS_GROUP, *[entry_id for entry_id, _ in entries])
+        await self.consumer.ack(self.keys.events, [entry.entry_id for entry in entries])
         return recorded
 
     async def _record(self, wanted: list[tuple[str, str, str]]) -> int:
