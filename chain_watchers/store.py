@@ -102,13 +102,21 @@ async def attempt_progress(pool: asyncpg.Pool, attempt: Attempt, status: str, ve
         now, due_height(verdict.seen_block, required))
 
 
-async def add_found_attempt(conn, session: Session, network: str, tx_hash: str) -> bool:
-    """Record a payment found without a hash as an attempt (the page shows it); True when it is new."""
-    return bool(await conn.fetchval(
+async def add_attempt(db: asyncpg.Connection | asyncpg.Pool, attempt_id: str, session_id: str, order_id: str,
+                      merchant_id: str, livemode: bool, network: str, tx_hash: str) -> bool:
+    """A payment attempt for the session (reported by the page, or found by a watcher); True when it is new: a
+    transaction is an attempt of one session only."""
+    return bool(await db.fetchval(
         "INSERT INTO payment_attempts (attempt_id, session_id, order_id, merchant_id, livemode, network, tx_hash)"
         " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (network, tx_hash) DO NOTHING RETURNING attempt_id",
-        derived_id("pat", f"{network}:{tx_hash}", "found by the watcher"), session.session_id, session.order_id,
-        session.merchant_id, session.livemode, network, tx_hash))
+        attempt_id, session_id, order_id, merchant_id, livemode, network, tx_hash))
+
+
+async def add_found_attempt(conn, session: Session, network: str, tx_hash: str) -> bool:
+    """Record a payment found without a hash as an attempt (the page shows it); True when it is new."""
+    return await add_attempt(conn, derived_id("pat", f"{network}:{tx_hash}", "found by the watcher"),
+                             session.session_id, session.order_id, session.merchant_id, session.livemode, network,
+                             tx_hash)
 
 
 async def sessions(pool: asyncpg.Pool, network: str, livemode: bool, ended_after: datetime,

@@ -343,7 +343,7 @@ class Dispatcher:
         try:
             async with self.pool.acquire() as conn, conn.transaction():
                 await store.record(conn, rows)
-                failing = await store.track_failing(conn, outcomes.failing_rows(batch))
+                failing = await endpoints.track_failing(conn, outcomes.failing_rows(batch))
                 followers = await self._disable_failing(conn, failing, now)
         except BaseException:
             self._done = batch + self._done

@@ -136,3 +136,20 @@ async def disable_failing(conn: asyncpg.Connection, endpoint_id: str, now: datet
             "failing_since": iso(row["failing_since"]), "disabled_at": iso(now)}
     event = await record_merchant_event(conn, row["merchant_id"], row["livemode"], DISABLED_EVENT, data, now)
     return event, row["merchant_id"]
+
+
+# Per endpoint: whether any attempt of the batch succeeded, and the first failure after the last
+# success. An endpoint is failing from its first failure after a success until its next success.
+_FAILING = """
+UPDATE webhook_endpoints e SET failing_since = CASE
+        WHEN u.first_failure IS NULL THEN NULL
+        WHEN u.succeeded THEN u.first_failure
+        ELSE coalesce(e.failing_since, u.first_failure) END
+FROM unnest($1::text[], $2::bool[], $3::timestamptz[]) AS u(endpoint_id, succeeded, first_failure)
+WHERE e.endpoint_id = u.endpoint_id
+RETURNING e.endpoint_id, e.merchant_id, e.livemode, e.url, e.status, e.failing_since
+"""
+
+
+async def track_failing(conn: asyncpg.Connection, rows: list[tuple[str, bool, datetime | None]]) -> list[asyncpg.Record]:
+    return await conn.fetch(_FAILING, *[list(column) for column in zip(*rows)])

@@ -1,4 +1,4 @@
-"""Deliveries in PostgreSQL: fan-out of events to endpoints, claims of due work, outcomes, disabling."""
+"""Deliveries in PostgreSQL: fan-out of events to endpoints, claims of due work, outcomes, redelivery, disabling."""
 
 from __future__ import annotations
 
@@ -118,23 +118,6 @@ async def record(conn: asyncpg.Connection, rows: list[tuple]) -> None:
     await conn.execute(_RECORD, *[list(column) for column in zip(*rows)])
 
 
-# Per endpoint: whether any attempt of the batch succeeded, and the first failure after the last
-# success. An endpoint is failing from its first failure after a success until its next success.
-_FAILING = """
-UPDATE webhook_endpoints e SET failing_since = CASE
-        WHEN u.first_failure IS NULL THEN NULL
-        WHEN u.succeeded THEN u.first_failure
-        ELSE coalesce(e.failing_since, u.first_failure) END
-FROM unnest($1::text[], $2::bool[], $3::timestamptz[]) AS u(endpoint_id, succeeded, first_failure)
-WHERE e.endpoint_id = u.endpoint_id
-RETURNING e.endpoint_id, e.merchant_id, e.livemode, e.url, e.status, e.failing_since
-"""
-
-
-async def track_failing(conn: asyncpg.Connection, rows: list[tuple[str, bool, datetime | None]]) -> list[asyncpg.Record]:
-    return await conn.fetch(_FAILING, *[list(column) for column in zip(*rows)])
-
-
 async def fail_pending(conn: asyncpg.Connection, endpoint_id: str, why: str) -> None:
     """A disabled or deleted endpoint gets no more attempts; redelivery brings them back once it is enabled."""
     await conn.execute(
@@ -161,3 +144,28 @@ async def retry_queue(conn: asyncpg.Connection, now: datetime) -> tuple[int, flo
         " FILTER (WHERE next_attempt_at <= $1)), 0)::float8 AS overdue"
         " FROM webhook_deliveries WHERE status = 'pending'", now)
     return row["n"], row["overdue"]
+
+
+# A redelivery starts a new round: due now, the retry window measured from its first attempt.
+_AGAIN = "status = 'pending', next_attempt_at = {now}, round_attempts = 0, round_started_at = NULL"
+
+
+async def redeliver_event(conn: asyncpg.Connection, endpoint_id: str, merchant_id: str, envelope: Event,
+                          now: datetime) -> str:
+    """The event's delivery to this endpoint, made or made due again; whether or not the endpoint wants its type."""
+    return await conn.fetchval(
+        "INSERT INTO webhook_deliveries (delivery_id, event_id, endpoint_id, merchant_id, livemode, event_type,"
+        " payload, status, next_attempt_at, created_at)"
+        " VALUES ('whd_' || replace(gen_random_uuid()::text, '-', ''), $1, $2, $3, $4, $5, $6, 'pending', $7, $7)"
+        f" ON CONFLICT (event_id, endpoint_id) DO UPDATE SET {_AGAIN.format(now='$7')} RETURNING delivery_id",
+        envelope.id, endpoint_id, merchant_id, envelope.livemode, envelope.type, encode(envelope), now,
+    )
+
+
+async def redeliver_failed(conn: asyncpg.Connection, endpoint_id: str, since: datetime, now: datetime) -> list[str]:
+    rows = await conn.fetch(
+        f"UPDATE webhook_deliveries SET {_AGAIN.format(now='$3')}"
+        " WHERE endpoint_id = $1 AND status = 'failed' AND created_at >= $2 RETURNING delivery_id",
+        endpoint_id, since, now,
+    )
+    return [r["delivery_id"] for r in rows]

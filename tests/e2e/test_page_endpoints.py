@@ -41,8 +41,10 @@ async def test_status_shows_the_buyer_what_they_may_see_and_nothing_merchant_pri
     status, headers, raw = await get(stack, f"/c/{created['session_key']}/status")
     assert status == 200 and headers["Cache-Control"] == "no-store"
     body = json.loads(raw)
-    assert set(body) == {"state", "amount_due", "amount_paid", "currency", "expires_at", "now", "confirmations"}
+    assert set(body) == {"state", "amount_due", "amount_paid", "currency", "expires_at", "now", "confirmations",
+                         "receipt_url"}
     assert body["state"] == "waiting" and body["amount_due"] == "10.00" and body["confirmations"] is None
+    assert body["receipt_url"] is None  # until the order is paid
     for private in (b"SECRET-REF-1", created["order_id"].encode(), b"merchant", b"metadata"):
         assert private not in raw
 

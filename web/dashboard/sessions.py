@@ -49,6 +49,11 @@ async def start(pool: asyncpg.Pool, key: bytes, user: StaffUser, now: datetime) 
     return raw
 
 
+async def end_all(conn: asyncpg.Connection, user_id: str) -> None:
+    """Every session of the user gone: their next request is signed out."""
+    await conn.execute("DELETE FROM dashboard_sessions WHERE user_id = $1", user_id)
+
+
 async def load(pool: asyncpg.Pool, key: bytes, raw: str | None, now: datetime) -> Session | None:
     if not raw or len(raw) > 100:
         return None

@@ -8,7 +8,7 @@ from web.context import caller, ctx
 from web.dashboard.guard import done, form, signed_in
 from common.roles import Can
 from web.errors import ApiError
-from webhooks import deliveries, endpoints
+from webhooks import deliveries, endpoints, store
 from webhooks import events as event_log
 
 RECENT = 10
@@ -39,6 +39,6 @@ async def redeliver(request: web.Request) -> web.Response:
         envelope = await event_log.find(conn, api_key.merchant_id, api_key.livemode, event_id)
         if envelope is None:
             raise ApiError(404, "event_not_found", "No such event.", "event_id")
-        await deliveries.redeliver_event(conn, endpoint.endpoint_id, api_key.merchant_id, envelope, c.clock())
+        await store.redeliver_event(conn, endpoint.endpoint_id, api_key.merchant_id, envelope, c.clock())
     settings_path = request.path.split("/webhooks/", 1)[0] + "/settings"
     raise await done(request, settings_path + "#webhooks", f"Event {event_id} queued for delivery again.")

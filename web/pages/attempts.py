@@ -8,6 +8,7 @@ import msgspec
 from aiohttp import web
 from msgspec import Meta
 
+from chain_watchers import store as watch_store
 from common.ids import random_id
 from web import destinations
 from web.commands import body
@@ -48,12 +49,8 @@ async def report(request: web.Request) -> web.Response:
         raise ApiError(409, "session_not_open", "This checkout no longer takes payments.", "session_key")
     if len(found.attempts) >= MAX_ATTEMPTS:
         raise ApiError(429, "too_many_attempts", f"A checkout takes at most {MAX_ATTEMPTS} payment attempts.")
-    inserted = await pool.fetchval(
-        "INSERT INTO payment_attempts (attempt_id, session_id, order_id, merchant_id, livemode, network, tx_hash)"
-        " VALUES ($1, $2, $3, $4, $5, $6, $7) ON CONFLICT (network, tx_hash) DO NOTHING RETURNING attempt_id",
-        random_id("pat"), s.session_id, order.order_id, order.merchant_id, order.livemode, attempt.network, tx_hash,
-    )
-    if inserted:
+    if await watch_store.add_attempt(pool, random_id("pat"), s.session_id, order.order_id, order.merchant_id,
+                                     order.livemode, attempt.network, tx_hash):
         return _answer(attempt.network, tx_hash, "reported", 201)
     existing = await pool.fetchrow(
         "SELECT session_id, status FROM payment_attempts WHERE network = $1 AND tx_hash = $2", attempt.network, tx_hash

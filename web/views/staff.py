@@ -18,7 +18,7 @@ from web import audit_trail, idempotency
 from web.bodies import InvitationIn, StaffRoleIn
 from web.commands import body
 from web.context import ctx
-from web.dashboard import site
+from web.dashboard import sessions, site
 from web.errors import ApiError
 from web.render import respond
 from web.route import Route
@@ -114,6 +114,7 @@ async def change_role(request: web.Request, conn: asyncpg.Connection, merchant_i
 
 async def remove(request: web.Request, conn: asyncpg.Connection, merchant_id: str, user_id: str) -> users.Member:
     member = await _changing(users.remove(conn, merchant_id, user_id, ctx(request).clock()))
+    await sessions.end_all(conn, user_id)
     await audit_trail.record(request, "staff.removed", db=conn, object_id=user_id, moded=False,
                              details={"email": member.email, "role": member.role})
     return member

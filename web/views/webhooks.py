@@ -17,7 +17,7 @@ from web.route import Route
 from web.views import events, webhook_deliveries
 from web.views.merchants import own_merchant_id
 from web.webhook_bodies import EndpointIn, EndpointPatchIn, RedeliverIn, RollSecretIn
-from webhooks import deliveries, endpoints, ssrf
+from webhooks import endpoints, ssrf, store
 from webhooks import events as event_log
 from webhooks.endpoints import ALL_EVENTS, MAX_PER_MODE, Endpoint
 
@@ -145,9 +145,9 @@ async def redeliver(request: web.Request) -> web.Response:
             envelope = await event_log.find(conn, merchant_id, api_key.livemode, again.event_id)
             if envelope is None:
                 raise ApiError(404, "event_not_found", "No such event.", "event_id")
-            ids = [await deliveries.redeliver_event(conn, endpoint.endpoint_id, merchant_id, envelope, now)]
+            ids = [await store.redeliver_event(conn, endpoint.endpoint_id, merchant_id, envelope, now)]
         else:
-            ids = await deliveries.redeliver_failed(conn, endpoint.endpoint_id, again.failed_since, now)
+            ids = await store.redeliver_failed(conn, endpoint.endpoint_id, again.failed_since, now)
         return respond(contract.Redelivery(endpoint_id=endpoint.endpoint_id, delivery_ids=ids), status=202)
 
     return await idempotency.once(request, work)
