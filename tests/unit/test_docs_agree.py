@@ -31,3 +31,32 @@ def test_the_networks_table_of_the_api_document_is_the_registry():
     assert documented["local"] == ("test", {("TUSD", "LOCAL_TESTUSD_ADDRESS")}) and shipped["local"] == ("test", set())
     documented["local"] = shipped["local"]
     assert documented == shipped
+
+
+def _source_strings() -> set[str]:
+    """Every string literal of the service's own code: an error code the docs name must be one of them."""
+    import ast
+
+    root = DOCS.parent
+    found: set[str] = set()
+    for package in ("actors", "web", "cards", "readmodel", "webhooks", "common", "chain_watchers"):
+        for path in (root / package).rglob("*.py"):
+            found |= {n.value for n in ast.walk(ast.parse(path.read_text()))
+                      if isinstance(n, ast.Constant) and isinstance(n.value, str)}
+    return found
+
+
+def test_every_error_code_the_refunds_document_names_is_one_the_service_answers():
+    named = set(re.findall(r"\b(?:4\d\d) `([a-z_]+)`", (DOCS / "refunds.md").read_text()))
+    assert {"refund_state_conflict", "refund_not_refused"} <= named
+    assert named - _source_strings() == set()
+
+
+def test_the_refund_request_token_is_as_documented():
+    from web.commands import Ids
+
+    stated = re.search(r"`rfqt_` \+ (\d+) lowercase hex characters", (DOCS / "refunds.md").read_text())
+    assert stated, "docs/refunds.md no longer says what a token looks like"
+    # Both ways the mint route makes one (web/views/refund_requests.py): at random, and from an Idempotency-Key.
+    for ids in (Ids(None, 1_764_000_000_000, b"k"), Ids("idem-key", 1_764_000_000_000, b"k", keyed=True)):
+        assert re.fullmatch(rf"rfqt_[0-9a-f]{{{stated.group(1)}}}", ids.make("rfqt", "token", 24))
