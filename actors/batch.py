@@ -14,8 +14,8 @@ from actors import history, invariants
 from actors import messages as m
 from actors.errors import Refused
 from actors.numbers import Key, NumberBlocks
-from actors.order import Order, decide, evolve, replay
-from actors.publication import publish
+from actors.order import Order, decide, replay
+from actors.publication import publish, transition
 from actors.store import Appended, Outcome, Prepared, Recorded, Wanted
 from actors.views import view_of
 
@@ -174,10 +174,9 @@ def decide_command(command_id: str, request_hash: str, cmd: m.Command,
         return outcome, current, b""
     state = current
     appended = []
-    for event in events:
-        state = evolve(state, event)
+    for event, state, order_status in transition(current, events):
         event_id = history.event_id(command_id, state.version, event.at)
-        public = publish(event_id, state.version, event, state)
+        public = publish(event_id, state.version, event, state, order_status)
         appended.append(Appended(event_id, state.version, event, public, _encode(public)))
     reply = _ok(command_id, _encode(view_of(state)))
     outcome = Outcome(command_id, cmd.order_id, request_hash, reply, tuple(appended), kind=_kind(cmd), at=cmd.at,
