@@ -4,10 +4,12 @@ setup."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -19,7 +21,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _name_a_runtime_dir() -> None:
+    """pgserver keeps its lock (and, for a long data path, its socket) in the user's runtime directory, which
+    platformdirs reads from XDG_RUNTIME_DIR at import. Where the session names none (a container, a CI job, ssh
+    without a login manager), name the very fallback platformdirs would take, so that every command does not warn
+    `RuntimeDirWarning` about its absence: the directory used stays the same."""
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        return
+    path = Path(tempfile.gettempdir()) / f"runtime-{os.getuid()}"
+    path.mkdir(mode=0o700, exist_ok=True)
+    os.environ["XDG_RUNTIME_DIR"] = str(path)
+
+
 def start_postgres(data_dir: Path) -> tuple[object, str]:
+    _name_a_runtime_dir()
     import pgserver
 
     data_dir.mkdir(parents=True, exist_ok=True)
