@@ -52,15 +52,17 @@ def csrf_token(request: web.Request, token: str) -> str:
     return hmac.new(ctx(request).derived.refund_form_csrf, token.encode(), hashlib.sha256).hexdigest()
 
 
-async def _token(request: web.Request) -> tuple[OrderView, TokenView] | None:
+async def _token(request: web.Request) -> tuple[OrderView, TokenView, str] | None:
+    """The token's order, the token and the merchant's name, which the form shows as the checkout page does."""
     token = request.match_info["token"]
     row = await ctx(request).pool.fetchrow(
-        "SELECT o.state, o.state_schema FROM refund_tokens t JOIN orders o USING (order_id) WHERE t.token = $1", token
+        "SELECT o.state, o.state_schema, m.name FROM refund_tokens t JOIN orders o USING (order_id)"
+        " JOIN merchants m ON m.merchant_id = o.merchant_id WHERE t.token = $1", token
     )
     if row is None:
         return None
     order = stored_view(row["state"], row["state_schema"])
-    return order, order.token(token)
+    return order, order.token(token), row["name"]
 
 
 # The refund pages' own strings, in every locale, beside the checkout page's tables.
@@ -79,13 +81,14 @@ async def form_page(request: web.Request) -> web.Response:
     params, t = _page(request)
     if found is None:
         return error_page(t, params, 404, "iframe_load_error", "No such refund request.")
-    order, token = found
+    order, token, merchant_name = found
     status = token.status_at(ctx(request).clock())
     refund = _public_refund(request, order, order.refund(token.refund_id)) if token.refund_id else None
     first_payment = order.payments[0] if order.payments else None
     config = {"sdkMode": params.sdk_mode, "status": status.value}
     return render(
         "refund_request.html", t, config, order=order, token=token, status=status.value, refund=refund,
+        merchant_name=merchant_name, livemode=order.livemode,
         ceiling=money.format(token.amount), money=money, network_name=network_name,
         networks=destinations.registry().of_mode(order.livemode), chosen=first_payment.network if first_payment else None,
         card_paid=destinations.card_paid(order),
@@ -126,7 +129,7 @@ async def _posted(request: web.Request, kind: type):
     found = await _token(request)
     if found is None:
         raise ApiError(404, "refund_request_not_found", "No such refund request.", "token")
-    order, token = found
+    order, token, _merchant_name = found
     form = await _form(request, kind)
     _check_origin(request, token.token, form.csrf)
     return order, token, form
