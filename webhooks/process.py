@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
-
 from common import faults, logs, probes, wiring
 from common.config import Settings
+from common.sweeps import Sweeps
 from streams.names import WEBHOOKS_GROUP
 from webhooks import settings as webhook_settings
 from webhooks.dispatcher import Dispatcher, DispatchHooks
@@ -36,16 +35,12 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
     async with wiring.opened(settings, pool_min=2, pool_max=6) as wired:
         dispatcher = Dispatcher(wired.pool, wired.redis, wired.keys, wired.vault, knobs, hooks=hooks)
         await dispatcher.start()
-        scheduler = AsyncIOScheduler()
-        scheduler.add_job(_guarded(dispatcher.sweep), "interval", seconds=knobs.sweep_interval_s, max_instances=1,
-                          coalesce=True, id="webhook-retries")
-        scheduler.add_job(_guarded(dispatcher.reclaim), "interval", seconds=RECLAIM_EVERY_S, max_instances=1,
-                          coalesce=True, id="webhook-reclaim")
-        scheduler.add_job(_guarded(dispatcher.renew), "interval", seconds=knobs.lease_s / 3, max_instances=1,
-                          coalesce=True, id="webhook-leases")
-        scheduler.add_job(_guarded(dispatcher.report), "interval", seconds=REPORT_EVERY_S, max_instances=1,
-                          coalesce=True, id="webhook-gauges")
-        scheduler.start()
+        sweeps = Sweeps()
+        sweeps.every(knobs.sweep_interval_s, _guarded(dispatcher.sweep), "webhook-retries")
+        sweeps.every(RECLAIM_EVERY_S, _guarded(dispatcher.reclaim), "webhook-reclaim")
+        sweeps.every(knobs.lease_s / 3, _guarded(dispatcher.renew), "webhook-leases")
+        sweeps.every(REPORT_EVERY_S, _guarded(dispatcher.report), "webhook-gauges")
+        sweeps.start()
         logs.announce(log, f"webhooks: delivering events from {wired.keys.events} "
                            f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints")
         logs.announce(log, f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once per"
@@ -55,5 +50,5 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
                                       probes.basics(wired.pool, wired.redis)):
                 await dispatcher.run(stop)
         finally:
-            scheduler.shutdown(wait=False)
+            await sweeps.stop()
             await dispatcher.close()
