@@ -17,7 +17,7 @@ from actors.views import stored_view
 from common import merchants, money
 from common.ids import random_id
 from readmodel.order import OrderView, TokenView
-from web import decoding, destinations, i18n, request_ids
+from web import destinations, i18n, page_forms, request_ids
 from web.commands import amount as parse_amount
 from web.commands import ask, checked
 from web.context import ctx
@@ -98,17 +98,8 @@ async def form_page(request: web.Request) -> web.Response:
     )
 
 
-async def _form(request: web.Request, kind: type):
-    """A JSON body (the page's script) or an ordinary form post (no script)."""
-    if request.content_type == "application/json":
-        return decoding.decode(await request.read(), kind)
-    return decoding.convert({k: v for k, v in (await decoding.posted_form(request)).items() if v != ""}, kind)
-
-
 def _check_origin(request: web.Request, token: str, sent: str) -> None:
-    origin = request.headers.get("Origin")
-    if origin is not None and origin != f"{request.scheme}://{request.host}":
-        raise ApiError(403, "cross_origin_refused", "This form only accepts submissions from its own page.")
+    page_forms.same_origin(request)
     # The token in the URL is the buyer's only credential and no cookie rides along, so a request without the
     # page's field (a script, an app) is no forgery; a field that is sent must still be this page's.
     if sent and not hmac.compare_digest(sent, csrf_token(request, token)):
@@ -120,17 +111,13 @@ async def _ask(request: web.Request, command: m.Command) -> OrderView:
     return await ask(request, envelope, timeout_message="The request is taking long; reload the page to see its state.")
 
 
-def _wants_json(request: web.Request) -> bool:
-    return request.content_type == "application/json"
-
-
 async def _posted(request: web.Request, kind: type):
     """The token's order, the token and the verified form of a buyer's POST."""
     found = await _token(request)
     if found is None:
         raise ApiError(404, "refund_request_not_found", "No such refund request.", "token")
     order, token, _merchant_name = found
-    form = await _form(request, kind)
+    form = await page_forms.posted(request, kind)
     _check_origin(request, token.token, form.csrf)
     return order, token, form
 
@@ -156,7 +143,7 @@ async def submit(request: web.Request) -> web.StreamResponse:
     )
     order = await _ask(request, command)
     refund = order.refund(command.refund_id)
-    if not _wants_json(request):
+    if not page_forms.wants_json(request):
         raise web.HTTPSeeOther(f"/r/{refund.link_token}")
     return respond({"linkToken": refund.link_token, "refundId": refund.refund_id, "status": refund.status.value},
                    status=201)
@@ -167,7 +154,7 @@ async def request_renewal(request: web.Request) -> web.StreamResponse:
     command = m.RequestTokenRenewal(order_id=order.order_id, merchant_id=order.merchant_id, livemode=order.livemode,
                                     at=ctx(request).clock(), token=token.token, customer_note=form.customer_note)
     order = await _ask(request, command)
-    if not _wants_json(request):
+    if not page_forms.wants_json(request):
         raise web.HTTPSeeOther(request.path.removesuffix("/renewal"))
     return respond({"status": order.token(token.token).status.value})
 

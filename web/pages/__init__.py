@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web.pages import attempts, cards, checkout, files
+from web.pages import attempts, cards, checkout, files, simulated
 
 
 def add_routes(app: web.Application) -> None:
@@ -12,5 +12,6 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/c/{session_key}/status", checkout.status)
     app.router.add_post("/c/{session_key}/payment-attempts", attempts.report)
     app.router.add_post("/c/{session_key}/card-payments", cards.pay)
+    app.router.add_post("/c/{session_key}/simulated-payments", simulated.simulate)
     app.router.add_get("/sdk/{name}", files.sdk)
     app.router.add_get("/assets/{name}", files.assets)

@@ -120,12 +120,16 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
     }
     items = [{"name": i.name, "quantity": i.quantity, "amount": money.format(i.unit_amount * i.quantity)}
              for i in order.line_items]
+    # Test mode only: the page pays itself as the test helper would (web/pages/simulated.py); never on a live page.
+    simulate = None if order.livemode or current["state"] == "paid" else {
+        "url": f"/c/{key}/simulated-payments",
+        "amount": current["amount_due"] if order.residual > 0 else money.format(order.amount_owed)}
     return render(
         "checkout.html", t, config, params=params, status=current, payable=current["state"] in PAYABLE,
         merchant_name=found.merchant_name, livemode=order.livemode, order_number=order.order_number,
         items=items, total=money.format(order.amount_owed),
         quotes=[(q, qr.svg(q.link, f"{q.symbol} {q.network_name}") if q.link else None) for q in offered],
-        cancel_url=cancel_url, can_cancel=params.framed or cancel_url is not None, card=card,
+        cancel_url=cancel_url, can_cancel=params.framed or cancel_url is not None, card=card, simulate=simulate,
         csp=card_csp(ctx(request).settings) if card else CSP,
     )
 
