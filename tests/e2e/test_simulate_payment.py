@@ -83,3 +83,15 @@ async def test_another_origin_cannot_post_it(shop):
                                     json={"amount": "10.00"}, headers={"Origin": "https://evil.example"}) as resp:
         assert resp.status == 403
     assert (await order(shop.client, created["order_id"]))["status"] == "PENDING"
+
+
+async def test_a_merchant_with_no_receive_address_is_told_how_to_add_one_and_can_still_simulate(shop):
+    bare = await shop.stack.merchant("No addresses yet")
+    status, created = await bare.post("/b2b/v1/checkout-sessions/quick", {"amount": "10.00"})
+    assert status == 201, created
+    await shop.page.goto(shop.checkout_url(created["session_key"], locale="en"))
+    await expect(shop.page.locator("[data-testid=no-networks-hint]")).to_contain_text("receive_addresses")
+    async with shop.page.expect_navigation():
+        await shop.page.click("[data-testid=simulate-pay]")
+    paid = await order(bare, created["order_id"])
+    assert (paid["status"], paid["payments"][0]["network"]) == ("PAID", "sepolia")
