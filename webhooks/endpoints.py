@@ -11,12 +11,13 @@ from common.clock import iso
 from common.ids import random_id, secret_token
 from common.secrets import Vault
 from contract.api import Event
-from webhooks import store
+from webhooks import deliveries, store
 from webhooks.events import record_merchant_event
 
 MAX_PER_MODE = 16
 ALL_EVENTS = "*"
 DISABLED_EVENT = "webhook_endpoint.disabled"
+TEST_EVENT = "webhook_endpoint.test"
 
 
 class Endpoint(msgspec.Struct, frozen=True, kw_only=True):
@@ -136,3 +137,12 @@ async def disable_failing(conn: asyncpg.Connection, endpoint_id: str, now: datet
             "failing_since": iso(row["failing_since"]), "disabled_at": iso(now)}
     event = await record_merchant_event(conn, row["merchant_id"], row["livemode"], DISABLED_EVENT, data, now)
     return event, row["merchant_id"]
+
+
+async def send_test_event(conn: asyncpg.Connection, endpoint: Endpoint, now: datetime) -> tuple[Event, str]:
+    """A `webhook_endpoint.test` event, recorded like any merchant event and due at once to this endpoint alone
+    (whichever types it subscribes to): its delivery and attempts show in the log as any other's. No order moves."""
+    data = {"endpoint_id": endpoint.endpoint_id, "url": endpoint.url,
+            "message": "A test event: nothing happened to any order."}
+    event = await record_merchant_event(conn, endpoint.merchant_id, endpoint.livemode, TEST_EVENT, data, now)
+    return event, await deliveries.redeliver_event(conn, endpoint.endpoint_id, endpoint.merchant_id, event, now)

@@ -55,6 +55,12 @@ ROUTES = [
     ("POST", MODE + "/settings/refunds", settings.save_refunds),
     ("POST", MODE + "/settings/addresses", settings.save_addresses),
     ("POST", MODE + "/settings/api-key", settings.roll_key),
+    ("POST", MODE + "/webhooks", webhooks.add),
+    ("POST", MODE + "/webhooks/{endpoint_id}/disable", webhooks.disable),
+    ("POST", MODE + "/webhooks/{endpoint_id}/enable", webhooks.enable),
+    ("POST", MODE + "/webhooks/{endpoint_id}/delete", webhooks.delete),
+    ("POST", MODE + "/webhooks/{endpoint_id}/roll-secret", webhooks.roll_secret),
+    ("POST", MODE + "/webhooks/{endpoint_id}/test", webhooks.send_test),
     ("POST", MODE + "/webhooks/{endpoint_id}/redeliver", webhooks.redeliver),
     ("GET", "/{tail:.*}", not_found),
 ]
