@@ -60,3 +60,38 @@ def test_the_refund_request_token_is_as_documented():
     # Both ways the mint route makes one (web/views/refund_requests.py): at random, and from an Idempotency-Key.
     for ids in (Ids(None, 1_764_000_000_000, b"k"), Ids("idem-key", 1_764_000_000_000, b"k", keyed=True)):
         assert re.fullmatch(rf"rfqt_[0-9a-f]{{{stated.group(1)}}}", ids.make("rfqt", "token", 24))
+
+
+def _literal_fields(cls) -> dict[str, set]:
+    """The fields of a contract struct whose type is a set of literal values, with those values."""
+    import typing
+
+    found = {}
+    for name, hint in typing.get_type_hints(cls).items():
+        for arm in typing.get_args(hint) or (hint,):
+            if typing.get_origin(arm) is typing.Literal:
+                found[name] = set(typing.get_args(arm))
+            elif typing.get_origin(hint) is typing.Literal:
+                found[name] = set(typing.get_args(hint))
+    return found
+
+
+def test_the_glossary_of_status_fields_names_exactly_the_values_the_contract_sends():
+    import inspect
+
+    import msgspec
+
+    from contract import api, events
+
+    contract: dict[str, set] = {}
+    for _, struct in inspect.getmembers(events, inspect.isclass):
+        if issubclass(struct, msgspec.Struct) and struct.__module__ == events.__name__:
+            contract |= {name: values for name, values in _literal_fields(struct).items() if name.endswith("status")}
+    contract["Delivery `status`"] = _literal_fields(api.Delivery)["status"]
+
+    glossary = _section(DOCS / "webhooks.md", "## Glossary of status fields")
+    documented = {}
+    for heading, body in re.findall(r"^### (.+?)\n(.*?)(?=^### |\Z)", glossary, re.S | re.M):
+        field = heading.strip("`") if heading.count("`") == 2 and heading.startswith("`") else heading
+        documented[field] = set(re.findall(r"^\| `([^`]+)` \|", body, re.M))
+    assert documented == contract
