@@ -35,7 +35,8 @@ def _signed_by(secret: str, request) -> bool:
     return "sha256=" + mac.hexdigest() in [s.strip() for s in headers["x-service-signature"].split(",")]
 
 
-async def test_an_owner_adds_tests_rolls_disables_and_deletes_an_endpoint(page, staff, receiver, dispatcher):  # noqa: F811
+async def test_an_owner_adds_tests_rolls_disables_and_deletes_an_endpoint(
+        page, staff, receiver, dispatcher):  # noqa: F811
     hook, sender = await receiver(), await dispatcher()
     await sign_in(page, staff)
     await page.goto(staff.url("/settings"))

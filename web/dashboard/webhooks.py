@@ -89,7 +89,8 @@ async def roll_secret(request: web.Request) -> web.Response:
 async def _set_status(request: web.Request, status: str, said: str) -> web.Response:
     await form(request)
     async with ctx(request).pool.acquire() as conn, conn.transaction():
-        endpoint = await endpoints.update(conn, await _endpoint(request, conn), {"status": status}, ctx(request).clock())
+        endpoint = await _endpoint(request, conn)
+        endpoint = await endpoints.update(conn, endpoint, {"status": status}, ctx(request).clock())
     raise await done(request, _settings(request) + "#webhooks", f"{endpoint.url} {said}.")
 
 
