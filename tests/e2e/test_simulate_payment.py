@@ -8,7 +8,13 @@ from playwright.async_api import expect
 from tests.integration.helpers import expire_due, order, until
 
 
+async def _open(shop) -> None:
+    """The section is folded until a developer opens it."""
+    await shop.page.click("[data-testid=simulate] summary")
+
+
 async def _simulate(shop, amount: str) -> None:
+    await _open(shop)
     await shop.page.fill("[data-testid=simulate-form] [name=amount]", amount)
     async with shop.page.expect_navigation():
         await shop.page.click("[data-testid=simulate-pay]")
@@ -18,6 +24,7 @@ async def test_a_full_simulated_payment_makes_the_order_paid(shop):
     created = await shop.session()
     await shop.page.goto(shop.checkout_url(created["session_key"], locale="en"))
     await expect(shop.page.locator("[data-testid=simulate]")).to_be_visible()
+    await _open(shop)
     assert await shop.page.input_value("[data-testid=simulate-form] [name=amount]") == "10.00"
     async with shop.page.expect_navigation():
         await shop.page.click("[data-testid=simulate-pay]")
@@ -91,6 +98,7 @@ async def test_a_merchant_with_no_receive_address_is_told_how_to_add_one_and_can
     assert status == 201, created
     await shop.page.goto(shop.checkout_url(created["session_key"], locale="en"))
     await expect(shop.page.locator("[data-testid=no-networks-hint]")).to_contain_text("receive_addresses")
+    await _open(shop)
     async with shop.page.expect_navigation():
         await shop.page.click("[data-testid=simulate-pay]")
     paid = await order(bare, created["order_id"])
