@@ -141,8 +141,8 @@ class Watcher:
                 due = min(due, at + self.options.min_pass_s)
             return due - loop.time()
 
-        logs.announce(log, f"watch: {self.family}: a network is asked nothing until a checkout, payment or refund"
-                           " on it needs it; one line says so if its node does not answer then")
+        logs.announce(log, f"watch: {self.family}: a network is asked nothing until something on it needs it (quiet"
+                           " until then), and a node that does not answer is one line")
         try:
             while not stop.is_set():
                 heads.moved.clear()  # a head announced during the passes below sets it again: no move is lost

@@ -4,6 +4,7 @@ over, and the README's own first-payment steps work from a merchant created to a
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import signal
@@ -86,3 +87,14 @@ async def test_the_readmes_first_payment_steps_work_on_a_fresh_service_dev(tmp_p
     finally:
         dev.send_signal(signal.SIGTERM)
         dev.wait(60)
+
+
+def test_a_watcher_dropping_an_unanswering_node_logs_no_line_per_retry():
+    """web3's providers said "Successfully disconnected from ..." at INFO each time a watcher dropped the adapter of a
+    node that did not answer: a line per retry beside the watcher's one warning. The CLI quiets them as it does
+    apscheduler's per-run lines."""
+    code = ("import logging, sys\nfrom service import cli\ntry:\n    cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(logging.getLogger('web3.providers.AsyncHTTPProvider').getEffectiveLevel())")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                         capture_output=True, text=True, timeout=60)
+    assert out.stdout.splitlines()[-1] == str(logging.WARNING)
