@@ -14,9 +14,9 @@ from actors import invariants
 from actors import messages as m
 from actors.errors import Refused
 from actors.numbers import Key, NumberBlocks
-from actors.order import Order, decide, evolve, replay
-from actors.publication import publish
+from actors.order import Order, decide, replay
 from actors.outcomes import Appended, Outcome, Prepared, Recorded, Wanted, event_id
+from actors.publication import publish, transition
 from actors.views import view_of
 
 _encode = msgspec.json.Encoder().encode
@@ -174,10 +174,9 @@ def decide_command(command_id: str, request_hash: str, cmd: m.Command,
         return outcome, current, b""
     state = current
     appended = []
-    for event in events:
-        state = evolve(state, event)
+    for event, state, order_status in transition(current, events):
         appended_id = event_id(command_id, state.version, event.at)
-        public = publish(appended_id, state.version, event, state)
+        public = publish(appended_id, state.version, event, state, order_status)
         appended.append(Appended(appended_id, state.version, event, public, _encode(public)))
     reply = _ok(command_id, _encode(view_of(state)))
     outcome = Outcome(command_id, cmd.order_id, request_hash, reply, tuple(appended), kind=_kind(cmd), at=cmd.at,

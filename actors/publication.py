@@ -10,10 +10,11 @@ from typing import Any
 import msgspec
 
 from actors import messages as m
-from actors.order import Order
+from actors.order import Order, evolve
 from contract import events as ev
 from common import money
 from common.clock import iso
+from readmodel.statuses import OrderStatus
 
 
 class PublicEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -43,9 +44,9 @@ def _token(order: Order, token: str) -> dict[str, Any]:
                 ref_type=t.ref_type, ref_value=t.ref_value)
 
 
-def public_data(event: m.Event, order: Order):
+def public_data(event: m.Event, order: Order, order_status: OrderStatus):
     """The event's public data: one explicit mapping per event type, from the event and the order after it."""
-    o = dict(order_id=order.order_id, order_number=str(order.order_number), order_status=order.status.value)
+    o = dict(order_id=order.order_id, order_number=str(order.order_number), order_status=order_status.value)
     match event:
         case m.OrderCreated():
             items = [ev.LineItem(name=i.name, quantity=i.quantity, unit_amount=money.format(i.unit_amount))
@@ -106,14 +107,28 @@ def public_data(event: m.Event, order: Order):
     raise TypeError(f"no public form for {type(event).__name__}")
 
 
-def publish(event_id: str, seq: int, event: m.Event, order: Order) -> PublicEvent:
+def publish(event_id: str, seq: int, event: m.Event, order: Order, order_status: OrderStatus) -> PublicEvent:
+    """`order` is the state right after the event; `order_status` the order's status once the whole transition the
+    event belongs to is applied (`transition`)."""
     return PublicEvent(
         id=event_id,
         type=event.__struct_config__.tag,
         created_at=iso(event.at),
         livemode=order.livemode,
-        data=public_data(event, order),
+        data=public_data(event, order, order_status),
         merchant_id=order.merchant_id,
         order_id=order.order_id,
         seq=seq,
     )
+
+
+def transition(before: Order | None, events: list[m.Event]) -> list[tuple[m.Event, Order, OrderStatus]]:
+    """Each event of one command's transition with the state right after it and the status the order has once the
+    transition is whole. The events of a transition are committed together, so no reader ever sees the order between
+    them: a `payment.received` that makes the order PAID says PAID, as the `payment.settled` beside it does, and a
+    merchant acting on any one of them reads the order's true status (docs/webhooks.md, `order_status`)."""
+    states, state = [], before
+    for event in events:
+        state = evolve(state, event)
+        states.append(state)
+    return [(event, after, state.status) for event, after in zip(events, states)]

@@ -84,8 +84,10 @@ class Heads:
                 self.subscribed[network.slug] = False
                 failures += 1
                 pause = backoff.exponential(failures, 0.5, self.retry_max_s)
-                log.warning("heads %s: subscription lost (%s: %s); again in %.1f s", network.slug,
-                            type(error).__name__, error, pause)
+                # One line for a run of failures (no network, a node down); the passes go on without it meanwhile.
+                (log.warning if failures == 1 else log.debug)(
+                    "heads %s: subscription lost (%s: %s); again in %.1f s%s", network.slug, type(error).__name__,
+                    error, pause, ", quietly until it subscribes" if failures == 1 else "")
                 await asyncio.sleep(pause)
 
     async def close(self) -> None:

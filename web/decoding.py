@@ -46,20 +46,6 @@ async def posted_form(request: web.Request) -> MultiDictProxy:
         raise ApiError(400, "invalid_form", "The request body is not a well-formed UTF-8 form.") from None
 
 
-async def form_or_json(request: web.Request, kind: type[T]) -> T:
-    """A hosted page's post: a JSON body (the page's script) or an ordinary form (no script), empty fields left out."""
-    if request.content_type == "application/json":
-        return decode(await request.read(), kind)
-    return convert({k: v for k, v in (await posted_form(request)).items() if v != ""}, kind)
-
-
-def check_same_origin(request: web.Request) -> None:
-    """A hosted page's form takes posts from its own page only: a browser names the page that posts."""
-    origin = request.headers.get("Origin")
-    if origin is not None and origin != f"{request.scheme}://{request.host}":
-        raise ApiError(403, "cross_origin_refused", "This form only accepts submissions from its own page.")
-
-
 def convert(fields: Mapping[str, Any], kind: type[T]) -> T:
     """A form's fields (already text) as the struct."""
     try:

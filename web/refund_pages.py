@@ -17,7 +17,7 @@ from actors.views import stored_view
 from common import merchants, money
 from common.ids import random_id
 from readmodel.order import OrderView, TokenView
-from web import decoding, destinations, i18n, request_ids
+from web import destinations, i18n, page_forms, request_ids
 from web.commands import ask, checked
 from web.context import ctx
 from web.errors import ApiError
@@ -53,15 +53,17 @@ def csrf_token(request: web.Request, token: str) -> str:
     return hmac.new(ctx(request).derived.refund_form_csrf, token.encode(), hashlib.sha256).hexdigest()
 
 
-async def _token(request: web.Request) -> tuple[OrderView, TokenView] | None:
+async def _token(request: web.Request) -> tuple[OrderView, TokenView, str] | None:
+    """The token's order, the token and the merchant's name, which the form shows as the checkout page does."""
     token = request.match_info["token"]
     row = await ctx(request).pool.fetchrow(
-        "SELECT o.state, o.state_schema FROM refund_tokens t JOIN orders o USING (order_id) WHERE t.token = $1", token
+        "SELECT o.state, o.state_schema, m.name FROM refund_tokens t JOIN orders o USING (order_id)"
+        " JOIN merchants m ON m.merchant_id = o.merchant_id WHERE t.token = $1", token
     )
     if row is None:
         return None
     order = stored_view(row["state"], row["state_schema"])
-    return order, order.token(token)
+    return order, order.token(token), row["name"]
 
 
 # The refund pages' own strings, in every locale, beside the checkout page's tables.
@@ -80,13 +82,14 @@ async def form_page(request: web.Request) -> web.Response:
     params, t = _page(request)
     if found is None:
         return error_page(t, params, 404, "iframe_load_error", "No such refund request.")
-    order, token = found
+    order, token, merchant_name = found
     status = token.status_at(ctx(request).clock())
     refund = _public_refund(request, order, order.refund(token.refund_id)) if token.refund_id else None
     first_payment = order.payments[0] if order.payments else None
     config = {"sdkMode": params.sdk_mode, "status": status.value}
     return render(
         "refund_request.html", t, config, order=order, token=token, status=status.value, refund=refund,
+        merchant_name=merchant_name, livemode=order.livemode,
         ceiling=money.format(token.amount), money=money, network_name=network_name,
         networks=destinations.registry().of_mode(order.livemode), chosen=first_payment.network if first_payment else None,
         card_paid=destinations.card_paid(order),
@@ -97,7 +100,7 @@ async def form_page(request: web.Request) -> web.Response:
 
 
 def _check_origin(request: web.Request, token: str, sent: str) -> None:
-    decoding.check_same_origin(request)
+    page_forms.same_origin(request)
     # The token in the URL is the buyer's only credential and no cookie rides along, so a request without the
     # page's field (a script, an app) is no forgery; a field that is sent must still be this page's.
     if sent and not hmac.compare_digest(sent, csrf_token(request, token)):
@@ -109,17 +112,13 @@ async def _ask(request: web.Request, command: m.Command) -> OrderView:
     return await ask(request, envelope, timeout_message="The request is taking long; reload the page to see its state.")
 
 
-def _wants_json(request: web.Request) -> bool:
-    return request.content_type == "application/json"
-
-
 async def _posted(request: web.Request, kind: type):
     """The token's order, the token and the verified form of a buyer's POST."""
     found = await _token(request)
     if found is None:
         raise ApiError(404, "refund_request_not_found", "No such refund request.", "token")
-    order, token = found
-    form = await decoding.form_or_json(request, kind)
+    order, token, _merchant_name = found
+    form = await page_forms.posted(request, kind)
     _check_origin(request, token.token, form.csrf)
     return order, token, form
 
@@ -144,7 +143,7 @@ async def submit(request: web.Request) -> web.StreamResponse:
     )
     order = await _ask(request, command)
     refund = order.refund(command.refund_id)
-    if not _wants_json(request):
+    if not page_forms.wants_json(request):
         raise web.HTTPSeeOther(f"/r/{refund.link_token}")
     return respond({"linkToken": refund.link_token, "refundId": refund.refund_id, "status": refund.status.value},
                    status=201)
@@ -155,7 +154,7 @@ async def request_renewal(request: web.Request) -> web.StreamResponse:
     command = m.RequestTokenRenewal(order_id=order.order_id, merchant_id=order.merchant_id, livemode=order.livemode,
                                     at=ctx(request).clock(), token=token.token, customer_note=form.customer_note)
     order = await _ask(request, command)
-    if not _wants_json(request):
+    if not page_forms.wants_json(request):
         raise web.HTTPSeeOther(request.path.removesuffix("/renewal"))
     return respond({"status": order.token(token.token).status.value})
 

@@ -17,6 +17,7 @@ from webhooks.events import record_merchant_event
 MAX_PER_MODE = 16
 ALL_EVENTS = "*"
 DISABLED_EVENT = "webhook_endpoint.disabled"
+TEST_EVENT = "webhook_endpoint.test"
 
 
 class Endpoint(msgspec.Struct, frozen=True, kw_only=True):
@@ -153,3 +154,12 @@ RETURNING e.endpoint_id, e.merchant_id, e.livemode, e.url, e.status, e.failing_s
 
 async def track_failing(conn: asyncpg.Connection, rows: list[tuple[str, bool, datetime | None]]) -> list[asyncpg.Record]:
     return await conn.fetch(_FAILING, *[list(column) for column in zip(*rows)])
+
+
+async def send_test_event(conn: asyncpg.Connection, endpoint: Endpoint, now: datetime) -> tuple[Event, str]:
+    """A `webhook_endpoint.test` event, recorded like any merchant event and due at once to this endpoint alone
+    (whichever types it subscribes to): its delivery and attempts show in the log as any other's. No order moves."""
+    data = {"endpoint_id": endpoint.endpoint_id, "url": endpoint.url,
+            "message": "A test event: nothing happened to any order."}
+    event = await record_merchant_event(conn, endpoint.merchant_id, endpoint.livemode, TEST_EVENT, data, now)
+    return event, await store.redeliver_event(conn, endpoint.endpoint_id, endpoint.merchant_id, event, now)

@@ -5,12 +5,11 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from apscheduler.schedulers.asyncio import AsyncIOScheduler
-
 from common import faults, logs, probes, wiring
 from common.config import Settings
 from common.mail import Mailer
 from common.secrets import derived_keys
+from common.sweeps import Sweeps
 from notify.notifier import Notifier
 from streams.names import NOTIFICATIONS_GROUP, WEBHOOKS_GROUP
 from webhooks import settings as webhook_settings
@@ -53,21 +52,15 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
             started, receipts = await wired.start("webhooks", stop, lambda: _receipt_mailer(settings, wired))
             if not started:
                 return
-            scheduler = AsyncIOScheduler()
-            scheduler.add_job(_guarded(dispatcher.sweep), "interval", seconds=knobs.sweep_interval_s,
-                              max_instances=1, coalesce=True, id="webhook-retries")
-            scheduler.add_job(_guarded(dispatcher.reclaim), "interval", seconds=RECLAIM_EVERY_S, max_instances=1,
-                              coalesce=True, id="webhook-reclaim")
-            scheduler.add_job(_guarded(dispatcher.renew), "interval", seconds=knobs.lease_s / 3, max_instances=1,
-                              coalesce=True, id="webhook-leases")
-            scheduler.add_job(_guarded(dispatcher.report), "interval", seconds=REPORT_EVERY_S, max_instances=1,
-                              coalesce=True, id="webhook-gauges")
-            for job, every, name in ((notifier.reclaim, RECLAIM_EVERY_S, "notification-reclaim"),
-                                     (notifier.send_mails, MAILS_EVERY_S, "notification-mails"),
-                                     (notifier.sweep_failing_endpoints, FAILING_EVERY_S,
-                                      "notification-failing-endpoints")):
-                scheduler.add_job(_guarded(job), "interval", seconds=every, max_instances=1, coalesce=True, id=name)
-            scheduler.start()
+            sweeps = Sweeps()
+            sweeps.every(knobs.sweep_interval_s, _guarded(dispatcher.sweep), "webhook-retries")
+            sweeps.every(RECLAIM_EVERY_S, _guarded(dispatcher.reclaim), "webhook-reclaim")
+            sweeps.every(knobs.lease_s / 3, _guarded(dispatcher.renew), "webhook-leases")
+            sweeps.every(REPORT_EVERY_S, _guarded(dispatcher.report), "webhook-gauges")
+            sweeps.every(RECLAIM_EVERY_S, _guarded(notifier.reclaim), "notification-reclaim")
+            sweeps.every(MAILS_EVERY_S, _guarded(notifier.send_mails), "notification-mails")
+            sweeps.every(FAILING_EVERY_S, _guarded(notifier.sweep_failing_endpoints), "notification-failing-endpoints")
+            sweeps.start()
             logs.announce(log, f"webhooks: delivering events from {wired.keys.events} "
                                f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints")
             logs.announce(log, f"webhooks: {knobs.timeout_s:g} s per attempt, up to {knobs.per_endpoint} at once"
@@ -78,7 +71,7 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
                 await asyncio.gather(dispatcher.run(stop), notifier.run(stop),
                                      *([receipts.run(stop)] if receipts else []))
             finally:
-                scheduler.shutdown(wait=False)
+                await sweeps.stop()
                 await dispatcher.close()
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from streams.connection import connect
+from tests.integration.helpers import USDT
 from tests.support.processes import created, deployment
 from tests.webhooks.support import Receiver, register
 
@@ -47,7 +48,7 @@ async def test_session_payment_refund_and_webhook(service):
         session = await created(client, "flow-1", "10.00")
         order_id = session["order_id"]
         status, paid = await client.post(f"/b2b/v1/test-helpers/orders/{order_id}/payments",
-                                         {"amount": "10.00", "network": "ethereum", "token_address": "0xT",
+                                         {"amount": "10.00", "network": "ethereum", "token_address": USDT,
                                           "tx_hash": "0x" + secrets.token_hex(32)})
         assert status == 201 and paid["status"] == "PAID", paid
         status, refund = await client.post(f"/b2b/v1/merchants/{client.merchant_id}/refunds",

@@ -12,8 +12,8 @@ from pathlib import Path
 import msgspec
 
 from actors import messages as m
-from actors.order import decide, evolve
-from actors.publication import publish
+from actors.order import decide
+from actors.publication import publish, transition
 
 SAMPLES = Path(__file__).with_name("events.json")
 T0 = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
@@ -92,9 +92,8 @@ def samples() -> dict[str, dict]:
     for order_id in ("ord_a", "ord_b", "ord_c", "ord_d"):
         order = None
         for n, cmd in enumerate(_scenario(order_id)):
-            for k, event in enumerate(decide(order, cmd)):
-                order = evolve(order, event)
-                public = publish(f"evt_{order_id}_{n}_{k}", order.version, event, order)
+            for k, (event, order, order_status) in enumerate(transition(order, decide(order, cmd))):
+                public = publish(f"evt_{order_id}_{n}_{k}", order.version, event, order, order_status)
                 envelope = {"id": public.id, "type": public.type, "created_at": public.created_at,
                             "livemode": public.livemode, "data": public.data}
                 found.setdefault(public.type, json.loads(msgspec.json.encode(envelope)))

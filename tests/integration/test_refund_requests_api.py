@@ -75,7 +75,7 @@ async def test_mint_answer_and_defaults(stack, merchant):
     order_id = await paid_order(merchant)
     since = await last_seq(stack, order_id)
     body = await minted(merchant, order_id, metadata={"ticket": "T-9"}, hide_summary=True)
-    assert re.fullmatch(r"rfqt_[A-Za-z0-9_-]{32,}", body["token"])
+    assert re.fullmatch(r"rfqt_[0-9a-f]{60}", body["token"])  # as docs/refunds.md says
     assert body["refund_url"] == f"{stack.settings.checkout_base()}/refund-request/{body['token']}"
     lifetime = (_when(body["expires_at"]) - stack.clock()).total_seconds()
     assert 1790 <= lifetime <= 1800
@@ -465,3 +465,12 @@ async def test_the_hosted_form_answers_an_unreachable_or_slow_queue_like_the_api
         await asyncio.sleep(0.05)
     status, body = await merchant.get(f"/b2b/v1/refund-requests/{token}")
     assert (status, body["status"]) == (200, "SUBMITTED")
+
+
+async def test_form_names_the_merchant_and_says_test_mode_as_the_checkout_page_does(stack, buyer):
+    merchant = await stack.merchant('<script>alert(1)</script> & "Co"')
+    token = (await minted(merchant, await paid_order(merchant)))["token"]
+    _, html = await buyer.page(token)
+    header = html[html.index('data-testid="header"'):html.index("</header>")]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; &amp; &#34;Co&#34;" in header and "<script>alert" not in html
+    assert 'data-testid="test-mode"' in header and "Test mode" in header

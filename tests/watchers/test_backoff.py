@@ -81,3 +81,30 @@ async def test_a_code_fault_is_logged_with_its_traceback_and_a_node_fault_is_not
     assert record.levelname == level
     assert (record.exc_info is not None) is with_traceback
     assert watcher.backoff.failures == {NETWORK: 1}  # either way the network backs off
+
+
+async def test_a_node_that_does_not_answer_is_one_line_until_it_answers_again(watchers, monkeypatch, caplog) -> None:
+    """`service dev` on a machine with no network: a network in use says once that its node does not answer,
+    instead of a warning at every retry; a network nobody uses is never asked anything."""
+    down = {"passes": 4}
+
+    async def unreachable(*_):
+        if down["passes"] > 0:
+            down["passes"] -= 1
+            raise OSError("[Errno -3] Temporary failure in name resolution")
+        return 0
+
+    monkeypatch.setattr("chain_watchers.discovery.discover", unreachable)
+    network = load_registry(env={}).network(NETWORK)
+    watcher = watchers("solana", (network,), open_adapter)
+    with caplog.at_level("DEBUG", logger="chain_watchers.runner"):
+        for _ in range(4):
+            watcher.backoff.until.clear()  # each pass as if its pause had run out
+            assert (await watcher.run_once()).failed == (NETWORK,)
+        watcher.backoff.until.clear()
+        assert (await watcher.run_once()).failed == ()
+    lines = [(r.levelname, r.getMessage()) for r in caplog.records if r.name == "chain_watchers.runner"]
+    loud = [line for line in lines if line[0] != "DEBUG"]
+    assert len(loud) == 2, lines
+    assert loud[0][0] == "WARNING" and "does not answer" in loud[0][1] and "name resolution" in loud[0][1]
+    assert loud[1] == ("INFO", f"watch {NETWORK}: its node answers again, after 4 failed passes")

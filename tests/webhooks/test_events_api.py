@@ -35,9 +35,10 @@ async def test_events_are_the_published_envelopes_newest_first(stack, merchant, 
     assert events[0]["data"]["order_id"] == second["order_id"]
     assert all(list(e) == ["id", "type", "created_at", "livemode", "data"] for e in events)
     assert "ERP-77" not in json.dumps(events) and "external_ref" not in json.dumps(events)
-    # order_status is the status right after each event, not the order's current one.
+    # order_status is the status right after each event's transition, not the order's current one: the payment
+    # that made the order PAID says PAID on each of its three events, the creation PENDING.
     statuses = [e["data"]["order_status"] for e in events if e["data"]["order_id"] == first["order_id"]]
-    assert statuses == ["PAID", "PENDING", "PENDING", "PENDING", "PENDING"]
+    assert statuses == ["PAID", "PAID", "PAID", "PENDING", "PENDING"]
     published = await _published(redis, keys, {e["id"] for e in events})
     assert [published[e["id"]] for e in events] == events
     for e in events:

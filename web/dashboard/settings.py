@@ -15,6 +15,9 @@ from common.roles import Can
 from web.errors import ApiError
 from web.views import settings as settings_views
 
+# Offered as a hint beside the events field: what an endpoint most often wants (any well-formed type is accepted).
+EVENT_TYPES = ("payment.settled", "payment.received", "order.canceled", "payment.refund.requested",
+               "payment.refund.executed")
 ADDRESS_FIELD = "address."  # + network slug: one labelled field per network of the mode
 
 
@@ -27,7 +30,8 @@ async def _api_key(request: web.Request) -> dict | None:
 
 
 async def page(request: web.Request, code: int = 200, error: ApiError | None = None, values: dict | None = None,
-               secret_key: str | None = None) -> web.Response:
+               secret_key: str | None = None, webhook_secret: dict | None = None,
+               webhook_form: dict | None = None) -> web.Response:
     api_key = caller(request)
     current = await merchants.settings(ctx(request).pool, api_key.merchant_id)
     publishable = await accounts.publishable_key(ctx(request).pool, api_key.merchant_id, api_key.livemode)
@@ -37,7 +41,8 @@ async def page(request: web.Request, code: int = 200, error: ApiError | None = N
         networks=[(net, display.name(net.slug)) for net in display.receive_networks(api_key.livemode)],
         error=problem(error),
         api_key=await _api_key(request), secret_key=secret_key,
-        webhooks=await webhooks.endpoints_with_deliveries(request),
+        webhooks=await webhooks.endpoints_with_deliveries(request), webhook_secret=webhook_secret,
+        webhook_form=webhook_form, event_types=EVENT_TYPES,
         card={"publishable_key": publishable} if publishable else None,
         card_webhook_url=f"{ctx(request).settings.public_base()}/providers/stripe/webhooks/{api_key.merchant_id}",
     )

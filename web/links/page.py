@@ -15,7 +15,7 @@ from actors import messages as m
 from common import money
 from common.ids import random_id
 from common.receipt_keys import receipt_url
-from web import decoding, i18n, rate_limits, request_ids
+from web import i18n, page_forms, rate_limits, request_ids
 from web.commands import amount as parse_amount
 from web.commands import ask, checked
 from web.context import ctx
@@ -90,10 +90,10 @@ async def pay(request: web.Request) -> web.StreamResponse:
     if found is None:
         raise ApiError(404, "payment_link_not_found", "No such payment link.", "payment_link_id")
     link, merchant_name = found
-    decoding.check_same_origin(request)
+    page_forms.same_origin(request)
     now = ctx(request).clock()
     try:
-        chosen = await decoding.form_or_json(request, PayIn)
+        chosen = await page_forms.posted(request, PayIn)
         owed = _amount(link, chosen.amount)
     except ApiError as refused:
         if wants_json or refused.status != 422:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web.pages import attempts, cards, checkout, files, receipt
+from web.pages import attempts, cards, checkout, files, receipt, simulated
 
 
 def add_routes(app: web.Application) -> None:
@@ -14,5 +14,6 @@ def add_routes(app: web.Application) -> None:
     app.router.add_post("/c/{session_key}/card-payments", cards.pay)
     app.router.add_post("/c/{session_key}/receipt-email", checkout.receipt_email)
     app.router.add_get("/receipts/{receipt_key}", receipt.page)
+    app.router.add_post("/c/{session_key}/simulated-payments", simulated.simulate)
     app.router.add_get("/sdk/{name}", files.sdk)
     app.router.add_get("/assets/{name}", files.assets)

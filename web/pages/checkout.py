@@ -15,7 +15,7 @@ from chain_watchers import UnknownNetwork, unique_amounts
 from common import money
 from common.config import Settings
 from common.receipt_keys import receipt_path
-from web import decoding, destinations
+from web import destinations, page_forms
 from web.bodies import Email
 from web.receipts import PAID
 from webhooks import receipt_mail
@@ -126,12 +126,16 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
     }
     items = [{"name": i.name, "quantity": i.quantity, "amount": money.format(i.unit_amount * i.quantity)}
              for i in order.line_items]
+    # Test mode only: the page pays itself as the test helper would (web/pages/simulated.py); never on a live page.
+    simulate = None if order.livemode or current["state"] == "paid" else {
+        "url": f"/c/{key}/simulated-payments",
+        "amount": current["amount_due"] if order.residual > 0 else money.format(order.amount_owed)}
     return render(
         "checkout.html", t, config, params=params, status=current, payable=current["state"] in PAYABLE,
         merchant_name=found.merchant_name, livemode=order.livemode, order_number=order.order_number,
         items=items, total=money.format(order.amount_owed),
         quotes=[(q, qr.svg(q.link, f"{q.symbol} {q.network_name}") if q.link else None) for q in offered],
-        cancel_url=cancel_url, can_cancel=params.framed or cancel_url is not None, card=card,
+        cancel_url=cancel_url, can_cancel=params.framed or cancel_url is not None, card=card, simulate=simulate,
         emailed=request.query.get("emailed") == "1",
         csp=card_csp(ctx(request).settings) if card else CSP,
     )
@@ -148,7 +152,7 @@ async def receipt_email(request: web.Request) -> web.StreamResponse:
     found = await session.load(ctx(request).pool, key, with_merchant=False)
     if found is None:
         raise ApiError(404, "session_not_found", "No such checkout session.", "session_key")
-    given = await decoding.form_or_json(request, ReceiptEmailIn)
+    given = await page_forms.posted(request, ReceiptEmailIn)
     now = ctx(request).clock()
     async with ctx(request).pool.acquire() as conn, conn.transaction():
         await conn.execute("INSERT INTO receipt_emails (order_id, email, given_at) VALUES ($1, $2, $3)"

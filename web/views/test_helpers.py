@@ -6,7 +6,7 @@ from aiohttp import web
 
 from actors import messages as m
 from contract import api as contract
-from web import bodies, lookups
+from web import bodies, destinations, lookups
 from web.commands import amount, body, ids_of, submit
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -23,6 +23,10 @@ async def record_payment(request: web.Request) -> web.Response:
     _test_mode_only(request)
     payment = await body(request, bodies.TestPaymentIn)
     paid = amount(payment.amount, "amount")
+    # Only what a watcher could report: a payment on a network or token the registry does not know would make an
+    # order PAID that no refund can then pay back.
+    net = destinations.network(payment.network, "network")
+    token_address = destinations.token(net, payment.token_address, "token_address")
     ids, api_key = ids_of(request), caller(request)
     command = m.ConfirmPayment(
         order_id=request.match_info["order_id"],
@@ -30,9 +34,9 @@ async def record_payment(request: web.Request) -> web.Response:
         livemode=False,
         at=ctx(request).clock(),
         payment_id=ids.make("pay", "payment"),
-        network=payment.network,
+        network=net.slug,
         tx_hash=payment.tx_hash or ids.make("test", "tx_hash", 16),
-        token_address=payment.token_address,
+        token_address=token_address,
         amount=paid,
     )
     order = await submit(request, ids, command)

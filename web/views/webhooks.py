@@ -42,14 +42,14 @@ def endpoint_json(e: Endpoint, shape: type = contract.WebhookEndpoint, **extra):
     )
 
 
-def _checked_url(url: str, livemode: bool) -> str:
+def checked_url(url: str, livemode: bool) -> str:
     refused = ssrf.refusal(url, livemode)
     if refused:
         raise ApiError(422, refused[0], refused[1], "url")
     return url
 
 
-def _event_types(types: list[str]) -> list[str]:
+def event_types(types: list[str]) -> list[str]:
     unique = list(dict.fromkeys(types))
     if ALL_EVENTS in unique and len(unique) > 1:
         raise ApiError(422, "invalid_enabled_events", "`*` means every event type; send it alone.", "enabled_events")
@@ -68,19 +68,24 @@ async def endpoint_of(request: web.Request, conn) -> Endpoint:
 async def create_endpoint(request: web.Request) -> web.Response:
     merchant_id, api_key = own_merchant_id(request), caller(request)
     endpoint_in = await body(request, EndpointIn)
-    url = _checked_url(endpoint_in.url, api_key.livemode)
-    types = _event_types(endpoint_in.enabled_events)
-    c = ctx(request)
+    url = checked_url(endpoint_in.url, api_key.livemode)
+    types = event_types(endpoint_in.enabled_events)
 
     async def work(conn) -> web.Response:
-        if await endpoints.count_locked(conn, merchant_id, api_key.livemode) >= MAX_PER_MODE:
-            raise ApiError(409, "too_many_endpoints",
-                           f"A merchant has at most {MAX_PER_MODE} webhook endpoints per mode.", "url")
-        endpoint, secret = await endpoints.create(conn, c.vault, merchant_id, api_key.livemode, url, types,
-                                                  endpoint_in.description, c.clock())
+        endpoint, secret = await register(request, conn, merchant_id, url, types, endpoint_in.description)
         return respond(endpoint_json(endpoint, contract.WebhookEndpointWithSecret, secret=secret), status=201)
 
     return await idempotency.once(request, work)
+
+
+async def register(request: web.Request, conn, merchant_id: str, url: str, types: list[str],
+                   description: str | None) -> tuple[Endpoint, str]:
+    """A checked endpoint registered, with its secret: the API's and the dashboard's one way to add one."""
+    c, livemode = ctx(request), caller(request).livemode
+    if await endpoints.count_locked(conn, merchant_id, livemode) >= MAX_PER_MODE:
+        raise ApiError(409, "too_many_endpoints", f"A merchant has at most {MAX_PER_MODE} webhook endpoints per mode.",
+                       "url")
+    return await endpoints.create(conn, c.vault, merchant_id, livemode, url, types, description, c.clock())
 
 
 async def list_endpoints(request: web.Request) -> web.Response:
@@ -98,9 +103,9 @@ async def update_endpoint(request: web.Request) -> web.Response:
     patch = await body(request, EndpointPatchIn)
     changes = {name: getattr(patch, name) for name in patch.__struct_fields__ if getattr(patch, name) is not None}
     if "url" in changes:
-        _checked_url(changes["url"], caller(request).livemode)
+        checked_url(changes["url"], caller(request).livemode)
     if "enabled_events" in changes:
-        changes["enabled_events"] = _event_types(changes["enabled_events"])
+        changes["enabled_events"] = event_types(changes["enabled_events"])
 
     async def work(conn) -> web.Response:
         endpoint = await endpoints.update(conn, await endpoint_of(request, conn), changes, ctx(request).clock())

@@ -1,0 +1,100 @@
+"""A new merchant developer's first hour, as the README leads it: what they run prints nothing they must puzzle
+over, and the README's own first-payment steps work from a merchant created to a verified webhook."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import aiohttp
+
+from tests.integration.test_dev import _ready, _start
+from tests.support.client import Signed
+from tests.support.processes import QUICK, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _stop_embedded_postgres(data_dir: Path) -> None:
+    if (data_dir / "postgres" / "postmaster.pid").exists():
+        subprocess.run([sys.executable, "-c", "import sys, pgserver; from service.embedded import stop_postgres;"
+                        " stop_postgres(pgserver.get_server(sys.argv[1], cleanup_mode=None))",
+                        str(data_dir / "postgres")], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                       capture_output=True, timeout=60)
+
+
+def test_a_cli_call_on_the_embedded_defaults_prints_no_warning(tmp_path):
+    """A shell with no XDG_RUNTIME_DIR (a container, ssh, CI) got a RuntimeDirWarning and a source line on every
+    call; the embedded PostgreSQL's runtime directory is now named before it is imported."""
+    env = {k: v for k, v in os.environ.items() if k not in ("XDG_RUNTIME_DIR", "DATABASE_URL")}
+    env |= {"SERVICE_DATA_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
+    try:
+        out = subprocess.run([sys.executable, "-m", "service", "merchants", "list"], env=env, cwd=ROOT,
+                             capture_output=True, timeout=120)
+        assert out.returncode == 0, out.stderr.decode()[-2000:]
+        assert out.stderr.decode() == ""
+    finally:
+        _stop_embedded_postgres(tmp_path)
+
+
+def _readme_blocks() -> dict[str, str]:
+    """The README's first-payment blocks, by the name in the marker above each."""
+    text = (ROOT / "README.md").read_text()
+    return dict(re.findall(r"<!-- first-payment: (\S+) -->\n```\w+\n(.*?)```", text, re.S))
+
+
+async def test_the_readmes_first_payment_steps_work_on_a_fresh_service_dev(tmp_path):
+    """From a merchant created to a verified webhook, as the README says, word for word: the page shows a way to
+    pay (receive_addresses set first), the signed calls are answered, the test payment makes the order PAID and
+    the webhook that says so verifies with the endpoint's secret."""
+    blocks = _readme_blocks()
+    assert set(blocks) == {"sh", "first_payment.py"}
+    (tmp_path / "first_payment.py").write_text(blocks["first_payment.py"])
+    data_dir, port = tmp_path / "data", free_port()
+    dev = _start(data_dir, port)
+    try:
+        async with aiohttp.ClientSession() as http:
+            await _ready(http, port)
+            env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "XDG_RUNTIME_DIR")}
+            env |= {"SERVICE_DATA_DIR": str(data_dir), "BASE_URL": f"http://127.0.0.1:{port}",
+                    "PYTHONPATH": str(ROOT), "PATH": f"{Path(sys.executable).parent}:{env['PATH']}"}
+            # `service` is the console script `pip install -e .` makes; here the same entry point by module.
+            script = "set -e\nservice() { python -m service \"$@\"; }\n" + blocks["sh"]
+            out = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, timeout=180)
+            stdout, stderr = out.stdout.decode(), out.stderr.decode()
+            assert out.returncode == 0, stderr[-3000:]
+            # Nothing to puzzle over (no warning, no traceback): only the example receiver's own access log line.
+            assert [line for line in stderr.splitlines() if '"POST /hooks HTTP/1.1" 204' not in line] == []
+            first, *_, last = stdout.splitlines()
+            page = re.fullmatch(rf"checkout page: (http://127\.0\.0\.1:{port}/c/cs_test_\w+)", first)
+            assert page, stdout
+            assert re.fullmatch(r"verified payment\.settled order ord_\w+ PAID", last), stdout
+            # The merchant the steps made now shows buyers a way to pay on a new checkout.
+            keys = json.loads((tmp_path / "merchant.json").read_text())
+            client = Signed(http, f"http://127.0.0.1:{port}", keys["public_key"], keys["secret_key"],
+                            keys["merchant_id"])
+            status, created = await client.post(QUICK, {"amount": "3.00"})
+            assert status == 201, created
+            async with http.get(created["checkout_url"] + "?locale=en") as resp:
+                html = await resp.text()
+            assert 'data-testid="no-networks"' not in html and "Ethereum Sepolia" in html
+    finally:
+        dev.send_signal(signal.SIGTERM)
+        dev.wait(60)
+
+
+def test_a_watcher_dropping_an_unanswering_node_logs_no_line_per_retry():
+    """web3's providers said "Successfully disconnected from ..." at INFO each time a watcher dropped the adapter of a
+    node that did not answer: a line per retry beside the watcher's one warning. The CLI quiets them as it does
+    apscheduler's per-run lines."""
+    code = ("import logging, sys\nfrom service import cli\ntry:\n    cli.main(['--help'])\nexcept SystemExit:\n    pass\n"
+            "print(logging.getLogger('web3.providers.AsyncHTTPProvider').getEffectiveLevel())")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)),
+                         capture_output=True, text=True, timeout=60)
+    assert out.stdout.splitlines()[-1] == str(logging.WARNING)
