@@ -246,6 +246,9 @@ class AuditEvent(ApiObject):
     order_id: str | None
     livemode: bool | None  # None for the team's own actions, which belong to no mode
     details: dict
+    client_ip: str | None
+    user_agent: str | None
+    request_id: str | None
     created_at: str
 
 
