@@ -133,8 +133,9 @@ test('errors come before the file and are retried like any call', async () => {
     { format: 'xlsx' }), (e) => e instanceof ApiError && e.code === 'invalid_format' && e.param === 'format');
 });
 
-for (const [what, answer] of [['HTML', () => new Response('<html>sign in</html>', { headers: { 'content-type':
-  'text/html' } })], ['JSON', () => new Response('{"data":[]}', { headers: { 'content-type': 'application/json' } })]]) {
+const NOT_FILES = [['HTML', '<html>sign in</html>', 'text/html'], ['JSON', '{"data":[]}', 'application/json']];
+for (const [what, body, type] of NOT_FILES) {
+  const answer = () => new Response(body, { headers: { 'content-type': type } });
   test(`an answer of ${what} is not an export file: a DecodeError`, async () => {
     await assert.rejects(client(answer).c.exports.payments(), (e) => e instanceof DecodeError &&
       /exports.payments/.test(e.message));
