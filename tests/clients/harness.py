@@ -66,14 +66,19 @@ class Harness:
         headers = {k: v for k, v in request.headers.items() if k.lower() not in _HOP}
         async with self.http.request(request.method, self.upstream + request.path_qs, headers=headers,
                                      data=await request.read(), allow_redirects=False) as upstream:
-            body = await upstream.read()
             answer_headers = {k: v for k, v in upstream.headers.items() if k.lower() not in _HOP}
-            status = upstream.status
-        if self.drop_responses > 0:
-            self.drop_responses -= 1
-            request.transport.close()  # the answer is lost on the way back
-            return web.Response(status=status)
-        return web.Response(status=status, body=body, headers=answer_headers)
+            if self.drop_responses > 0:
+                await upstream.read()
+                self.drop_responses -= 1
+                request.transport.close()  # the answer is lost on the way back
+                return web.Response(status=upstream.status)
+            # Passed on as it comes, so that an export reaches the client in chunks, as from the service itself.
+            answer = web.StreamResponse(status=upstream.status, headers=answer_headers)
+            await answer.prepare(request)
+            async for chunk in upstream.content.iter_any():
+                await answer.write(chunk)
+            await answer.write_eof()
+            return answer
 
     async def runner_env(self, pool, vault: Vault, name: str) -> dict:
         """Everything a runner needs, with merchants of its own so that runners never see each other's orders."""

@@ -12,7 +12,7 @@ import urllib.request
 from collections.abc import Callable
 from typing import Any
 
-from service_client import ApiError, AsyncClient, Client, WebhookVerificationError, verify_webhook
+from service_client import ApiError, AsyncClient, AsyncDownload, Client, WebhookVerificationError, verify_webhook
 
 
 def dig(obj: Any, dotted: str) -> Any:
@@ -24,7 +24,9 @@ def dig(obj: Any, dotted: str) -> Any:
 class Case:
     def __init__(self, case: dict, env: dict, make_client: Callable[[dict], Any]):
         self.case, self.env, self.make_client = case, env, make_client
-        self.saved: dict[str, Any] = {"unique": f"conf-{secrets.token_hex(6)}", "receiver_url": env["receiver_url"]}
+        unique = f"conf-{secrets.token_hex(6)}"
+        self.saved: dict[str, Any] = {"unique": unique, "email": f"{unique}@example.com",
+                                      "receiver_url": env["receiver_url"]}
         self.client = make_client(env["merchants"][case.get("client", "default")])
 
     def resolve(self, value: Any, index: int = 0) -> Any:
@@ -58,6 +60,8 @@ class Case:
                 post(self.env["control_url"] + "/faults", step["fault"])
             if "walk" in step:
                 self.walk(step, where)
+            elif "export" in step:
+                self.export(step, where)
             elif "await_delivery" in step:
                 self.saved[step["save"]] = await_delivery(self.env, self.resolve(step["await_delivery"]))
             elif "verify_webhook" in step:
@@ -92,8 +96,18 @@ class Case:
             assert max(s for _, s in results) >= expect["slowest_call_at_least_s"], where
 
     def walk(self, step: dict, where: str) -> None:
-        where_fields = self.resolve(step.get("where", {}))
         found = [o.to_dict() for o in self.method(step["walk"])(**self.resolve(step.get("params", {})))]
+        self.match(found, step, where)
+
+    def export(self, step: dict, where: str) -> None:
+        """The whole file read as rows (a cut-off or undecodable file raises), then matched like a walk's items."""
+        download = self.method(step["export"])(**self.resolve(step.get("params", {})))
+        expect = self.resolve(step["expect"])
+        assert download.format == expect.get("format", download.format), (where, download.format)
+        self.match([row.to_dict() for row in download.rows()], step, where)
+
+    def match(self, found: list[dict], step: dict, where: str) -> None:
+        where_fields = self.resolve(step.get("where", {}))
         matching = [o for o in found if all(dig(o, k) == v for k, v in where_fields.items())]
         expect = self.resolve(step["expect"])
         assert len(matching) == expect.get("count", len(matching)), (where, len(matching))
@@ -101,6 +115,8 @@ class Case:
         if expect.get("distinct"):
             assert len(set(ids)) == len(ids), (where, "an item came twice")
         assert set(expect.get("ids", [])) <= set(ids), (where, ids)
+        for field, value in expect.get("fields", {}).items():
+            assert all(dig(o, field) == value for o in matching), (where, field, [dig(o, field) for o in matching])
 
     def verify(self, step: dict, where: str) -> None:
         spec = self.resolve(step["verify_webhook"])
@@ -142,9 +158,26 @@ def sync_client(env: dict) -> Callable[[dict], Client]:
                             merchant_id=m["merchant_id"], max_retries=3)
 
 
+def _collect(items: Any, loop: asyncio.AbstractEventLoop) -> list:
+    async def collect() -> list:
+        return [item async for item in items]
+    return asyncio.run_coroutine_threadsafe(collect(), loop).result()
+
+
+class _BlockingDownload:
+    """An AsyncDownload whose rows are read to the end on the client's loop."""
+
+    def __init__(self, download: AsyncDownload, loop: asyncio.AbstractEventLoop):
+        self.format = download.format
+        self._download, self._loop = download, loop
+
+    def rows(self) -> list:
+        return _collect(self._download.rows(), self._loop)
+
+
 class _Blocking:
     """The asyncio client's methods, each run to completion on a loop of its own thread, so the same runner
-    drives both clients (a list method's pages are walked the same way)."""
+    drives both clients (a list method's pages are walked the same way, an export's rows read the same way)."""
 
     def __init__(self, client: AsyncClient, loop: asyncio.AbstractEventLoop, resource: str | None = None):
         self._client, self._loop, self._resource = client, loop, resource
@@ -157,10 +190,9 @@ class _Blocking:
         def call(*args: Any, **kwargs: Any) -> Any:
             answer = method(*args, **kwargs)
             if hasattr(answer, "__aiter__"):
-                async def collect() -> list:
-                    return [item async for item in answer]
-                return asyncio.run_coroutine_threadsafe(collect(), self._loop).result()
-            return asyncio.run_coroutine_threadsafe(answer, self._loop).result()
+                return _collect(answer, self._loop)
+            result = asyncio.run_coroutine_threadsafe(answer, self._loop).result()
+            return _BlockingDownload(result, self._loop) if isinstance(result, AsyncDownload) else result
         return call
 
 

@@ -1,9 +1,11 @@
 // The client: one method per row of OPERATIONS, each signed, retried by the rules of retries.ts with its
-// Idempotency-Key kept, and decoded into its model; list methods are async iterables that fetch pages lazily.
+// Idempotency-Key kept, and decoded into its model; list methods are async iterables that fetch pages lazily; a file
+// download answers an ExportFile that streams the body.
 
 import { createHmac, randomUUID } from 'node:crypto';
 
 import { ApiError, ConnectionFailed, DecodeError } from './errors';
+import { ExportFile, type OpenBody } from './exports';
 import { decode, type Models, type ResponseInfo } from './models';
 import { OPERATIONS, type ModelName, type Operation } from './operations';
 import { delay, retryable } from './retries';
@@ -17,7 +19,7 @@ export interface ClientOptions {
   merchantId?: string;
   /** Retries after the first attempt (default 2). */
   maxRetries?: number;
-  /** Per attempt (default 30000). */
+  /** Per attempt (default 30000); for an export, until its answer starts and then between two chunks. */
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
@@ -35,6 +37,7 @@ export type WithResponse<T> = T & { readonly lastResponse: ResponseInfo };
 type Ops = (typeof OPERATIONS)[number];
 type MethodOf<O> = O extends { pages: true; returns: infer R extends ModelName }
   ? (...args: Args) => AsyncIterable<WithResponse<Models[R]>>
+  : O extends { streams: true; returns: infer R extends ModelName } ? (...args: Args) => Promise<ExportFile<R>>
   : O extends { returns: infer R extends ModelName } ? (...args: Args) => Promise<WithResponse<Models[R]>> : never;
 export type Resources = {
   [R in Ops['resource']]: { [O in Extract<Ops, { resource: R }> as O['name']]: MethodOf<O> };
@@ -44,12 +47,14 @@ const USER_AGENT = `service-client-node/${VERSION} (API ${API_VERSION})`;
 const WRITES = new Set(['POST', 'PATCH', 'DELETE']);
 
 interface Call { op: Operation; path: string; body: string; idempotencyKey: string | null }
+interface Answer { body: Params; info: ResponseInfo; file?: OpenBody }
 
 function sleep(seconds: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, seconds * 1000));
 }
 
 function queryValue(value: unknown): string {
+  if (value instanceof Date) return value.toISOString();
   return typeof value === 'boolean' ? (value ? 'true' : 'false') : String(value);
 }
 
@@ -114,33 +119,45 @@ export class ServiceClient {
     const timestamp = String(Math.floor(Date.now() / 1000));
     const signature = createHmac('sha256', this.options.secretKey)
       .update(`${call.op.method}\n${call.path}\n${timestamp}\n${call.body}`).digest('hex');
-    const headers: Record<string, string> = { 'User-Agent': USER_AGENT, Accept: 'application/json',
+    const accept = call.op.streams ? 'text/csv, application/x-ndjson, application/json' : 'application/json';
+    const headers: Record<string, string> = { 'User-Agent': USER_AGENT, Accept: accept,
       'X-Client-ID': this.options.publicKey, 'X-Timestamp': timestamp, 'X-Signature': signature };
     if (call.body) headers['Content-Type'] = 'application/json';
     if (call.idempotencyKey) headers['Idempotency-Key'] = call.idempotencyKey;
     return headers;
   }
 
-  private async send(call: Call): Promise<{ body: Params; info: ResponseInfo }> {
+  /** The decoded answer, after the retries; a file download's open body once it succeeded (its errors, which come
+   * before the file starts, are read and retried like any other). */
+  private async send(call: Call): Promise<Answer> {
     const where = `${call.op.method} ${call.path}`;
     for (let attempt = 1; ; attempt++) {
       let status: number | null = null;
       let headers: Record<string, string> = {};
       let parsed: unknown = null;
       let failure: unknown = null;
+      const controller = new AbortController();
+      const abort = (reason: Error) => controller.abort(reason);
+      const timer = setTimeout(() => abort(new Error(`no answer within ${this.options.timeoutMs} ms`)),
+        this.options.timeoutMs);
       try {
         const res = await this.options.fetch(this.options.baseUrl + call.path, {
           method: call.op.method, headers: this.headers(call), body: call.body || undefined, redirect: 'manual',
-          signal: AbortSignal.timeout(this.options.timeoutMs),
+          signal: controller.signal,
         });
-        const text = await res.text();
         status = res.status;
         headers = Object.fromEntries([...res.headers.entries()].map(([k, v]) => [k.toLowerCase(), v]));
-        parsed = parse(text, status, headers, where);
+        if (call.op.streams && status < 400) {
+          const info = { status, headers, requestId: headers['x-request-id'] ?? null, attempts: attempt };
+          return { body: {}, info, file: { response: res, abort } };
+        }
+        parsed = parse(await res.text(), status, headers, where);
       } catch (error) {
         if (error instanceof DecodeError) throw error;
         failure = error;
         status = null;
+      } finally {
+        clearTimeout(timer);
       }
       const requestId = headers['x-request-id'] ?? null;
       const info: ResponseInfo = { status: status ?? 0, headers, requestId, attempts: attempt };
@@ -167,7 +184,8 @@ export class ServiceClient {
   }
 
   private async request(op: Operation, args: Args): Promise<unknown> {
-    const { body, info } = await this.send(this.build(op, args));
+    const { body, info, file } = await this.send(this.build(op, args));
+    if (file) return new ExportFile(file, op.returns, info, `${op.resource}.${op.name}`, this.options.timeoutMs);
     return withResponse(decode(op.returns, body, `${op.resource}.${op.name}`), info);
   }
 

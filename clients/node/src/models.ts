@@ -48,16 +48,58 @@ export interface WebhookDelivery extends ApiObject {
   id: string; endpoint_id: string; event_id: string; status: string; attempt_count: number;
 }
 export interface Redelivery extends ApiObject { delivery_ids: string[] }
+export interface StaffMember extends ApiObject {
+  user_id: string; email: string; role: 'owner' | 'manager' | 'cashier'; created_at: string;
+  last_signed_in_at: string | null; pin_set: boolean;
+}
+export interface StaffMemberRemoved extends ApiObject { user_id: string; removed: true }
+/** The invitation's one-time link is in this answer only: keep it or send it now. */
+export interface InvitationCreated extends ApiObject { invitation_id: string; url: string; expires_at: string }
+export interface InvitationRevoked extends ApiObject { invitation_id: string; revoked: true }
+export interface AuditActor extends ApiObject {
+  type: 'staff' | 'api_key';
+  /** The staff user's id or the API key's public key. */
+  id: string;
+  email: string | null;
+}
+export interface AuditEvent extends ApiObject {
+  id: string; action: string; actor: AuditActor; object_id: string | null; order_id: string | null;
+  /** null for the team's own actions, which belong to no mode. */
+  livemode: boolean | null;
+  details: Record<string, unknown>; client_ip: string | null; user_agent: string | null; request_id: string | null;
+  created_at: string;
+}
+/** A row of the orders export: the columns of docs/api.md, Exports (new ones only ever at the end). */
+export interface OrderExportRow extends ApiObject {
+  order_id: string; order_number: string; livemode: boolean; status: string; currency: string; amount_owed: string;
+  amount_paid: string; amount_refunded: string; external_ref: string | null; metadata: string; created_at: string;
+  paid_at: string | null; updated_at: string;
+}
+export interface PaymentExportRow extends ApiObject {
+  payment_id: string; order_id: string; order_number: string; livemode: boolean; rail: 'chain' | 'card';
+  network: string; provider: string | null; transaction: string; amount: string; currency: string; asset: string;
+  token_address: string | null; late: boolean; confirmed_at: string;
+}
+export interface RefundExportRow extends ApiObject {
+  refund_id: string; order_id: string; order_number: string; livemode: boolean; rail: 'chain' | 'card';
+  status: string; amount: string; currency: string; reason: string; note: string | null; destination: string | null;
+  network: string; token_address: string | null; transaction: string | null; source: 'merchant' | 'customer';
+  approved_by: 'merchant' | 'review' | null; created_at: string; updated_at: string;
+}
 
 export interface Models {
   ApiObject: ApiObject; Order: Order; QuickSession: QuickSession; Refund: Refund; RefundRequest: RefundRequest;
   Merchant: Merchant; MerchantSettings: MerchantSettings; Event: Event; WebhookEndpoint: WebhookEndpoint;
-  WebhookDelivery: WebhookDelivery; Redelivery: Redelivery;
+  WebhookDelivery: WebhookDelivery; Redelivery: Redelivery; StaffMember: StaffMember;
+  StaffMemberRemoved: StaffMemberRemoved; InvitationCreated: InvitationCreated; InvitationRevoked: InvitationRevoked;
+  AuditActor: AuditActor; AuditEvent: AuditEvent; OrderExportRow: OrderExportRow; PaymentExportRow: PaymentExportRow;
+  RefundExportRow: RefundExportRow;
 }
 
-type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array' | `${'string' | 'object'}?` | ModelName;
+type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array' | `${'string' | 'boolean' | 'object'}?` | ModelName;
 
 const S = 'string' as const;
+const S0 = 'string?' as const;
 const SCHEMAS: Record<ModelName, Record<string, Kind>> = {
   ApiObject: {},
   Order: { order_id: S, order_number: S, livemode: 'boolean', status: S, amount: S, amount_paid: S,
@@ -73,7 +115,27 @@ const SCHEMAS: Record<ModelName, Record<string, Kind>> = {
   WebhookEndpoint: { id: S, url: S, enabled_events: 'array', status: S, livemode: 'boolean', secret: 'string?' },
   WebhookDelivery: { id: S, endpoint_id: S, event_id: S, status: S, attempt_count: 'number' },
   Redelivery: { delivery_ids: 'array' },
+  StaffMember: { user_id: S, email: S, role: S, created_at: S, last_signed_in_at: S0, pin_set: 'boolean' },
+  StaffMemberRemoved: { user_id: S, removed: 'boolean' },
+  InvitationCreated: { invitation_id: S, url: S, expires_at: S },
+  InvitationRevoked: { invitation_id: S, revoked: 'boolean' },
+  AuditActor: { type: S, id: S, email: S0 },
+  AuditEvent: { id: S, action: S, actor: 'AuditActor', object_id: S0, order_id: S0, livemode: 'boolean?',
+    details: 'object', client_ip: S0, user_agent: S0, request_id: S0, created_at: S },
+  OrderExportRow: { order_id: S, order_number: S, livemode: 'boolean', status: S, currency: S, amount_owed: S,
+    amount_paid: S, amount_refunded: S, external_ref: S0, metadata: S, created_at: S, paid_at: S0, updated_at: S },
+  PaymentExportRow: { payment_id: S, order_id: S, order_number: S, livemode: 'boolean', rail: S, network: S,
+    provider: S0, transaction: S, amount: S, currency: S, asset: S, token_address: S0, late: 'boolean',
+    confirmed_at: S },
+  RefundExportRow: { refund_id: S, order_id: S, order_number: S, livemode: 'boolean', rail: S, status: S, amount: S,
+    currency: S, reason: S, note: S0, destination: S0, network: S, token_address: S0, transaction: S0, source: S,
+    approved_by: S0, created_at: S, updated_at: S },
 };
+
+/** The declared kind of each field of a model ('string', 'boolean?', ...): how a CSV cell is read back. */
+export function fieldKinds(model: ModelName): Readonly<Record<string, string>> {
+  return SCHEMAS[model];
+}
 
 function kindOf(value: unknown): string {
   if (value === null) return 'null';

@@ -1,9 +1,11 @@
 // Every operation of the B2B API, one row each: the client's methods are made from this table, and a test fails
-// when the service's OpenAPI document has an operation missing here. Adding an operation is adding a row.
+// when the service's OpenAPI document has an operation missing here. Adding an operation is adding a row. A file
+// download (`streams`) answers an ExportFile of rows of its model instead of one JSON object.
 
 const P = '/b2b/v1';
 const M = `${P}/merchants/{merchant_id}`;
 const WE = `${M}/webhook-endpoints/{endpoint_id}`;
+const STAFF = `${M}/staff`;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -19,11 +21,15 @@ export interface Operation {
   readonly pages?: boolean;
   /** Other HTTP methods the service accepts for the same operation. */
   readonly aliases?: readonly HttpMethod[];
+  /** A CSV or JSON Lines file of `returns` rows, streamed to the caller (exports.ts). */
+  readonly streams?: boolean;
 }
 
 export type ModelName =
   | 'ApiObject' | 'Order' | 'QuickSession' | 'Refund' | 'RefundRequest' | 'Merchant' | 'MerchantSettings'
-  | 'Event' | 'WebhookEndpoint' | 'WebhookDelivery' | 'Redelivery';
+  | 'Event' | 'WebhookEndpoint' | 'WebhookDelivery' | 'Redelivery' | 'StaffMember' | 'StaffMemberRemoved'
+  | 'InvitationCreated' | 'InvitationRevoked' | 'AuditActor' | 'AuditEvent' | 'OrderExportRow' | 'PaymentExportRow'
+  | 'RefundExportRow';
 
 export const OPERATIONS = [
   { resource: 'checkoutSessions', name: 'createQuick', method: 'POST',
@@ -78,6 +84,21 @@ export const OPERATIONS = [
     path: `${M}/webhook-deliveries/{delivery_id}`, returns: 'WebhookDelivery' },
   { resource: 'events', name: 'list', method: 'GET', path: `${P}/events`, returns: 'Event', pages: true },
   { resource: 'events', name: 'retrieve', method: 'GET', path: `${P}/events/{event_id}`, returns: 'Event' },
+  { resource: 'staff', name: 'list', method: 'GET', path: STAFF, returns: 'StaffMember', pages: true },
+  { resource: 'staff', name: 'createInvitation', method: 'POST',
+    path: `${STAFF}/invitations`, returns: 'InvitationCreated' },
+  { resource: 'staff', name: 'revokeInvitation', method: 'DELETE',
+    path: `${STAFF}/invitations/{invitation_id}`, returns: 'InvitationRevoked' },
+  { resource: 'staff', name: 'update', method: 'PATCH', path: `${STAFF}/{user_id}`, returns: 'StaffMember' },
+  { resource: 'staff', name: 'remove', method: 'DELETE', path: `${STAFF}/{user_id}`, returns: 'StaffMemberRemoved' },
+  { resource: 'auditEvents', name: 'list', method: 'GET',
+    path: `${M}/audit-events`, returns: 'AuditEvent', pages: true },
+  { resource: 'exports', name: 'orders', method: 'GET',
+    path: `${M}/exports/orders`, returns: 'OrderExportRow', streams: true },
+  { resource: 'exports', name: 'payments', method: 'GET',
+    path: `${M}/exports/payments`, returns: 'PaymentExportRow', streams: true },
+  { resource: 'exports', name: 'refunds', method: 'GET',
+    path: `${M}/exports/refunds`, returns: 'RefundExportRow', streams: true },
   // Test mode only: what a buyer's payment and a refund's confirmations would do.
   { resource: 'testHelpers', name: 'simulatePayment', method: 'POST',
     path: `${P}/test-helpers/orders/{order_id}/payments`, returns: 'Order' },

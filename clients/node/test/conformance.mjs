@@ -21,7 +21,8 @@ function check(ok, ...what) {
 class Case {
   constructor(c) {
     this.c = c;
-    this.saved = { unique: `conf-${randomBytes(6).toString('hex')}`, receiver_url: env.receiver_url };
+    const unique = `conf-${randomBytes(6).toString('hex')}`;
+    this.saved = { unique, email: `${unique}@example.com`, receiver_url: env.receiver_url };
     const m = env.merchants[c.client ?? 'default'];
     this.client = new ServiceClient({ publicKey: m.public_key, secretKey: m.secret_key, merchantId: m.merchant_id,
       baseUrl: env.base_url, maxRetries: 3 });
@@ -59,6 +60,7 @@ class Case {
       const where = `${this.c.name} / step ${n}`;
       if (step.fault) await post(`${env.control_url}/faults`, step.fault);
       if (step.walk) await this.walk(step, where);
+      else if (step.export) await this.export(step, where);
       else if (step.await_delivery) this.saved[step.save] = await awaitDelivery(this.resolve(step.await_delivery));
       else if (step.verify_webhook) this.verify(step, where);
       else if (step.create_many) {
@@ -101,15 +103,32 @@ class Case {
   }
 
   async walk(step, where) {
-    const filter = this.resolve(step.where ?? {});
     const found = [];
     for await (const item of this.method(step.walk)(this.resolve(step.params ?? {}))) found.push(item);
+    this.match(found, step, where);
+  }
+
+  // The whole file read as rows (a cut-off or undecodable file throws), then matched like a walk's items.
+  async export(step, where) {
+    const file = await this.method(step.export)(this.resolve(step.params ?? {}));
+    const expect = this.resolve(step.expect);
+    check(expect.format === undefined || file.format === expect.format, where, 'format', file.format);
+    const rows = [];
+    for await (const row of file.rows()) rows.push(row);
+    this.match(rows, step, where);
+  }
+
+  match(found, step, where) {
+    const filter = this.resolve(step.where ?? {});
     const matching = found.filter((o) => Object.entries(filter).every(([k, v]) => dig(o, k) === v));
     const expect = this.resolve(step.expect);
     check(expect.count === undefined || matching.length === expect.count, where, 'count', matching.length);
     const ids = matching.map((o) => o.order_id ?? o.id);
     if (expect.distinct) check(new Set(ids).size === ids.length, where, 'an item came twice');
     for (const id of expect.ids ?? []) check(ids.includes(id), where, 'missing', id);
+    for (const [k, v] of Object.entries(expect.fields ?? {})) {
+      check(matching.every((o) => dig(o, k) === v), where, k, matching.map((o) => dig(o, k)));
+    }
   }
 
   verify(step, where) {

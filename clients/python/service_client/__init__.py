@@ -15,15 +15,32 @@ from .errors import (
     ServiceError,
     WebhookVerificationError,
 )
-from .models import ApiObject, Event, Order, QuickSession, Refund, RefundRequest, ResponseInfo, WebhookEndpoint
+from .downloads import AsyncDownload, Download
+from .models import (
+    ApiObject,
+    AuditEvent,
+    Event,
+    InvitationCreated,
+    Order,
+    OrderExportRow,
+    PaymentExportRow,
+    QuickSession,
+    Refund,
+    RefundExportRow,
+    RefundRequest,
+    ResponseInfo,
+    StaffMember,
+    WebhookEndpoint,
+)
 from .operations import OPERATIONS, Op
 from .version import API_VERSION, VERSION
 from .webhooks import standard_webhooks_secret, verify_webhook
 
 __all__ = [
-    "API_VERSION", "OPERATIONS", "VERSION", "ApiError", "ApiObject", "AsyncClient", "AuthenticationError", "Client",
-    "ConflictError", "ConnectionFailed", "DecodeError", "Event", "InvalidRequestError", "NotFoundError", "Op",
-    "Order", "PermissionDeniedError", "QuickSession", "RateLimitError", "Refund", "RefundRequest", "ResponseInfo",
-    "ServerError", "ServiceError", "WebhookEndpoint", "WebhookVerificationError", "standard_webhooks_secret",
-    "verify_webhook",
+    "API_VERSION", "OPERATIONS", "VERSION", "ApiError", "ApiObject", "AsyncClient", "AsyncDownload", "AuditEvent",
+    "AuthenticationError", "Client", "ConflictError", "ConnectionFailed", "DecodeError", "Download", "Event",
+    "InvalidRequestError", "InvitationCreated", "NotFoundError", "Op", "Order", "OrderExportRow", "PaymentExportRow",
+    "PermissionDeniedError", "QuickSession", "RateLimitError", "Refund", "RefundExportRow", "RefundRequest",
+    "ResponseInfo", "ServerError", "ServiceError", "StaffMember", "WebhookEndpoint", "WebhookVerificationError",
+    "standard_webhooks_secret", "verify_webhook",
 ]

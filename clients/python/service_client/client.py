@@ -11,6 +11,8 @@ from typing import Any
 import httpx
 
 from . import exchange
+from .downloads import AsyncDownload, Download
+from .errors import DecodeError
 from .models import ApiObject
 from .operations import OPERATIONS, Op
 
@@ -73,7 +75,10 @@ class Client(_Base):
                     step = plan.send(None)
                     continue
                 try:
-                    answer: Any = self._http.send(step)
+                    answer: Any = self._http.send(step, stream=call.op.streams)
+                    if call.op.streams and answer.status_code >= 400:
+                        answer.read()  # an error before the file: JSON, read for the plan
+                        answer.close()
                 except httpx.TransportError as exc:
                     answer = exc
                 step = plan.send(answer)
@@ -85,7 +90,13 @@ class Client(_Base):
             if op.pages:
                 return _Pages(self, op, args, params)
             body, info = self._drive(exchange.build(self._config, op, args, params, idempotency_key))
-            return exchange.decode(op, body, info)
+            if not op.streams:
+                return exchange.decode(op, body, info)
+            try:
+                return Download(op, body, info)
+            except DecodeError:
+                body.close()
+                raise
         call.__name__ = op.name
         call.__doc__ = f"{op.method} {op.path}"
         return call
@@ -119,7 +130,10 @@ class AsyncClient(_Base):
                     step = plan.send(None)
                     continue
                 try:
-                    answer: Any = await self._http.send(step)
+                    answer: Any = await self._http.send(step, stream=call.op.streams)
+                    if call.op.streams and answer.status_code >= 400:
+                        await answer.aread()
+                        await answer.aclose()
                 except httpx.TransportError as exc:
                     answer = exc
                 step = plan.send(answer)
@@ -135,7 +149,13 @@ class AsyncClient(_Base):
 
         async def call(*args: Any, idempotency_key: str | None = None, **params: Any) -> Any:
             body, info = await self._drive(exchange.build(self._config, op, args, params, idempotency_key))
-            return exchange.decode(op, body, info)
+            if not op.streams:
+                return exchange.decode(op, body, info)
+            try:
+                return AsyncDownload(op, body, info)
+            except DecodeError:
+                await body.aclose()
+                raise
         call.__name__, call.__doc__ = op.name, f"{op.method} {op.path}"
         return call
 

@@ -4,6 +4,7 @@ clients both drive: signing, the Idempotency-Key kept across retries, the retry 
 from __future__ import annotations
 
 import json
+import keyword
 import re
 import time
 import uuid
@@ -47,7 +48,9 @@ class Call(NamedTuple):
 
 def build(config: Config, op: Op, args: tuple, params: dict[str, Any], idempotency_key: str | None) -> Call:
     """Path parameters positionally in the order of the path (or by name; `merchant_id` defaults to the client's);
-    other keyword arguments are the JSON body of a write or the query of a read."""
+    other keyword arguments are the JSON body of a write or the query of a read; a name that is a Python keyword
+    takes a trailing underscore (`from_=` sends `from`)."""
+    params = {_wire_name(k): v for k, v in params.items()}
     names = _PLACEHOLDER.findall(op.path)
     positional = [n for n in names if n != "merchant_id"]
     if len(args) > len(positional):
@@ -73,12 +76,19 @@ def build(config: Config, op: Op, args: tuple, params: dict[str, Any], idempoten
     return Call(op, path, body, key)
 
 
+def _wire_name(name: str) -> str:
+    return name[:-1] if name.endswith("_") and keyword.iskeyword(name[:-1]) else name
+
+
 def _query_value(value: Any) -> str:
-    return ("true" if value else "false") if isinstance(value, bool) else str(value)
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return value.isoformat() if hasattr(value, "isoformat") else str(value)  # a datetime or a date
 
 
 def _request(config: Config, call: Call) -> httpx.Request:
-    headers = {"User-Agent": USER_AGENT, "Accept": "application/json",
+    accept = "text/csv, application/x-ndjson, application/json" if call.op.streams else "application/json"
+    headers = {"User-Agent": USER_AGENT, "Accept": accept,
                **signed_headers(config.public_key, config.secret_key, call.op.method, call.path, call.body,
                                 int(time.time()))}
     if call.body:
@@ -88,9 +98,11 @@ def _request(config: Config, call: Call) -> httpx.Request:
     return httpx.Request(call.op.method, config.base_url + call.path, headers=headers, content=call.body)
 
 
-def run(config: Config, call: Call) -> Generator[httpx.Request | Sleep, Any, tuple[dict, ResponseInfo]]:
+def run(config: Config, call: Call) -> Generator[httpx.Request | Sleep, Any, tuple[Any, ResponseInfo]]:
     """Yields requests (answered with an httpx.Response, or the transport exception) and sleeps; returns the
-    decoded JSON and how it came, or raises. Each attempt is signed afresh; a write keeps its Idempotency-Key."""
+    decoded JSON and how it came, or raises. Each attempt is signed afresh; a write keeps its Idempotency-Key.
+    A file download (`op.streams`) returns its response unread once it succeeded: its errors, which come before
+    the file starts, are read and retried like any other."""
     attempt = 0
     while True:
         attempt += 1
@@ -99,6 +111,8 @@ def run(config: Config, call: Call) -> Generator[httpx.Request | Sleep, Any, tup
             status, headers, body, code = None, {}, None, None
         else:
             status, headers = answer.status_code, {k.lower(): v for k, v in answer.headers.items()}
+            if status < 400 and call.op.streams:
+                return answer, ResponseInfo(status, headers, attempt)
             body = _json(answer, call)
             code = (body.get("error") or {}).get("code") if isinstance(body, dict) and status >= 400 else None
             if status < 400:

@@ -203,3 +203,106 @@ class WebhookDelivery(ApiObject):
 
 class Redelivery(ApiObject):
     delivery_ids: list[str]
+
+
+class StaffMember(ApiObject):
+    user_id: str
+    email: str
+    role: str  # owner, manager or cashier
+    created_at: str
+    last_signed_in_at: str | None
+    pin_set: bool
+
+
+class StaffMemberRemoved(ApiObject):
+    user_id: str
+    removed: bool
+
+
+class InvitationCreated(ApiObject):
+    """The invitation's one-time link is in this answer only: keep it or send it now."""
+
+    invitation_id: str
+    url: str
+    expires_at: str
+
+
+class InvitationRevoked(ApiObject):
+    invitation_id: str
+    revoked: bool
+
+
+class AuditActor(ApiObject):
+    type: str  # "staff" or "api_key"
+    id: str    # the staff user's id or the API key's public key
+    email: str | None
+
+
+class AuditEvent(ApiObject):
+    id: str
+    action: str
+    actor: AuditActor
+    object_id: str | None
+    order_id: str | None
+    livemode: bool | None  # None for the team's own actions, which belong to no mode
+    details: dict
+    client_ip: str | None
+    user_agent: str | None
+    request_id: str | None
+    created_at: str
+
+
+class OrderExportRow(ApiObject):
+    """A row of the orders export; the columns of docs/api.md, Exports (new ones only ever at the end)."""
+
+    order_id: str
+    order_number: str
+    livemode: bool
+    status: str
+    currency: str
+    amount_owed: str
+    amount_paid: str
+    amount_refunded: str
+    external_ref: str | None
+    metadata: str  # the order's metadata as one JSON object
+    created_at: str
+    paid_at: str | None
+    updated_at: str
+
+
+class PaymentExportRow(ApiObject):
+    payment_id: str
+    order_id: str
+    order_number: str
+    livemode: bool
+    rail: str  # chain or card
+    network: str
+    provider: str | None
+    transaction: str
+    amount: str
+    currency: str
+    asset: str
+    token_address: str | None
+    late: bool
+    confirmed_at: str
+
+
+class RefundExportRow(ApiObject):
+    refund_id: str
+    order_id: str
+    order_number: str
+    livemode: bool
+    rail: str
+    status: str
+    amount: str
+    currency: str
+    reason: str
+    note: str | None
+    destination: str | None
+    network: str
+    token_address: str | None
+    transaction: str | None
+    source: str  # merchant or customer
+    approved_by: str | None
+    created_at: str
+    updated_at: str

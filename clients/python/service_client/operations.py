@@ -1,6 +1,7 @@
 """Every operation of the B2B API, one entry each: the client's methods are made from this table, and a test
 fails when the service's OpenAPI document has an operation that is missing here. Adding an operation is adding
-a row: `Op(resource, method name, HTTP method, path, answer model)`."""
+a row: `Op(resource, method name, HTTP method, path, answer model)`. A file download (`streams`) answers a
+`Download` of rows of its model instead of one JSON object."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from . import models as m
 PREFIX = "/b2b/v1"
 M = PREFIX + "/merchants/{merchant_id}"
 WE = M + "/webhook-endpoints/{endpoint_id}"
+STAFF = M + "/staff"
 
 
 class Op(NamedTuple):
@@ -21,6 +23,7 @@ class Op(NamedTuple):
     returns: type[m.ApiObject] = m.ApiObject
     pages: bool = False     # a list: the method walks every page lazily
     aliases: tuple[str, ...] = ()  # other HTTP methods the service accepts for the same operation
+    streams: bool = False   # a CSV or JSON Lines file of `returns` rows, streamed to the caller (downloads.py)
 
     @property
     def writes(self) -> bool:
@@ -64,6 +67,15 @@ OPERATIONS: tuple[Op, ...] = (
     Op("webhook_deliveries", "retrieve", "GET", M + "/webhook-deliveries/{delivery_id}", m.WebhookDelivery),
     Op("events", "list", "GET", PREFIX + "/events", m.Event, pages=True),
     Op("events", "retrieve", "GET", PREFIX + "/events/{event_id}", m.Event),
+    Op("staff", "list", "GET", STAFF, m.StaffMember, pages=True),
+    Op("staff", "create_invitation", "POST", STAFF + "/invitations", m.InvitationCreated),
+    Op("staff", "revoke_invitation", "DELETE", STAFF + "/invitations/{invitation_id}", m.InvitationRevoked),
+    Op("staff", "update", "PATCH", STAFF + "/{user_id}", m.StaffMember),
+    Op("staff", "remove", "DELETE", STAFF + "/{user_id}", m.StaffMemberRemoved),
+    Op("audit_events", "list", "GET", M + "/audit-events", m.AuditEvent, pages=True),
+    Op("exports", "orders", "GET", M + "/exports/orders", m.OrderExportRow, streams=True),
+    Op("exports", "payments", "GET", M + "/exports/payments", m.PaymentExportRow, streams=True),
+    Op("exports", "refunds", "GET", M + "/exports/refunds", m.RefundExportRow, streams=True),
     # Test mode only: what a buyer's payment and a refund's confirmations would do.
     Op("test_helpers", "simulate_payment", "POST", PREFIX + "/test-helpers/orders/{order_id}/payments", m.Order),
     Op("test_helpers", "execute_refund", "POST", PREFIX + "/test-helpers/refunds/{refund_id}/execute", m.Refund),
