@@ -111,7 +111,7 @@ class Case:
         matching = [o for o in found if all(dig(o, k) == v for k, v in where_fields.items())]
         expect = self.resolve(step["expect"])
         assert len(matching) == expect.get("count", len(matching)), (where, len(matching))
-        ids = [o.get("order_id") or o.get("id") for o in matching]
+        ids = [o.get("order_id") or o.get("payment_link_id") or o.get("id") for o in matching]
         if expect.get("distinct"):
             assert len(set(ids)) == len(ids), (where, "an item came twice")
         assert set(expect.get("ids", [])) <= set(ids), (where, ids)

@@ -6,8 +6,8 @@ export type { ErrorFields } from './errors';
 export { ExportFile } from './exports';
 export type {
   ApiObject, AuditActor, AuditEvent, Event, InvitationCreated, InvitationRevoked, Merchant, MerchantSettings, Models,
-  Order, OrderExportRow, PaymentExportRow, QuickSession, Redelivery, Refund, RefundExportRow, RefundRequest,
-  ResponseInfo, StaffMember, StaffMemberRemoved, WebhookDelivery, WebhookEndpoint,
+  Order, OrderExportRow, PaymentExportRow, PaymentLink, QuickSession, Redelivery, Refund, RefundExportRow,
+  RefundRequest, ResponseInfo, StaffMember, StaffMemberRemoved, WebhookDelivery, WebhookEndpoint,
 } from './models';
 export { OPERATIONS } from './operations';
 export type { HttpMethod, ModelName, Operation } from './operations';

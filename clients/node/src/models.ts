@@ -69,6 +69,22 @@ export interface AuditEvent extends ApiObject {
   details: Record<string, unknown>; client_ip: string | null; user_agent: string | null; request_id: string | null;
   created_at: string;
 }
+/** A link shared with many buyers; each buyer who pays through it gets an order of their own. */
+export interface PaymentLink extends ApiObject {
+  payment_link_id: string; livemode: boolean;
+  /** The buyer's page, to share. */
+  url: string;
+  name: string; description: string | null;
+  /** null: the buyer enters the amount, within min_amount and max_amount. */
+  amount: string | null;
+  min_amount: string | null; max_amount: string | null; max_uses: number | null;
+  /** Orders made through the link. */
+  uses: number;
+  expires_at: string | null; status: 'active' | 'archived';
+  /** Why a buyer cannot pay through it now; null while buyers can. */
+  unavailable_reason: 'archived' | 'expired' | 'used_up' | null;
+  orders: number; paid_orders: number; amount_paid: string; created_at: string; updated_at: string;
+}
 /** A row of the orders export: the columns of docs/api.md, Exports (new ones only ever at the end). */
 export interface OrderExportRow extends ApiObject {
   order_id: string; order_number: string; livemode: boolean; status: string; currency: string; amount_owed: string;
@@ -92,11 +108,12 @@ export interface Models {
   Merchant: Merchant; MerchantSettings: MerchantSettings; Event: Event; WebhookEndpoint: WebhookEndpoint;
   WebhookDelivery: WebhookDelivery; Redelivery: Redelivery; StaffMember: StaffMember;
   StaffMemberRemoved: StaffMemberRemoved; InvitationCreated: InvitationCreated; InvitationRevoked: InvitationRevoked;
-  AuditActor: AuditActor; AuditEvent: AuditEvent; OrderExportRow: OrderExportRow; PaymentExportRow: PaymentExportRow;
-  RefundExportRow: RefundExportRow;
+  AuditActor: AuditActor; AuditEvent: AuditEvent; PaymentLink: PaymentLink; OrderExportRow: OrderExportRow;
+  PaymentExportRow: PaymentExportRow; RefundExportRow: RefundExportRow;
 }
 
-type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array' | `${'string' | 'boolean' | 'object'}?` | ModelName;
+type Kind = 'string' | 'number' | 'boolean' | 'object' | 'array' | `${'string' | 'number' | 'boolean' | 'object'}?`
+  | ModelName;
 
 const S = 'string' as const;
 const S0 = 'string?' as const;
@@ -122,6 +139,9 @@ const SCHEMAS: Record<ModelName, Record<string, Kind>> = {
   AuditActor: { type: S, id: S, email: S0 },
   AuditEvent: { id: S, action: S, actor: 'AuditActor', object_id: S0, order_id: S0, livemode: 'boolean?',
     details: 'object', client_ip: S0, user_agent: S0, request_id: S0, created_at: S },
+  PaymentLink: { payment_link_id: S, livemode: 'boolean', url: S, name: S, description: S0, amount: S0, min_amount: S0,
+    max_amount: S0, max_uses: 'number?', uses: 'number', expires_at: S0, status: S, unavailable_reason: S0,
+    orders: 'number', paid_orders: 'number', amount_paid: S, created_at: S, updated_at: S },
   OrderExportRow: { order_id: S, order_number: S, livemode: 'boolean', status: S, currency: S, amount_owed: S,
     amount_paid: S, amount_refunded: S, external_ref: S0, metadata: S, created_at: S, paid_at: S0, updated_at: S },
   PaymentExportRow: { payment_id: S, order_id: S, order_number: S, livemode: 'boolean', rail: S, network: S,

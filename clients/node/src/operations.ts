@@ -6,6 +6,8 @@ const P = '/b2b/v1';
 const M = `${P}/merchants/{merchant_id}`;
 const WE = `${M}/webhook-endpoints/{endpoint_id}`;
 const STAFF = `${M}/staff`;
+const PL = `${M}/payment-links`;
+const PL_ONE = `${PL}/{payment_link_id}`;
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -28,8 +30,8 @@ export interface Operation {
 export type ModelName =
   | 'ApiObject' | 'Order' | 'QuickSession' | 'Refund' | 'RefundRequest' | 'Merchant' | 'MerchantSettings'
   | 'Event' | 'WebhookEndpoint' | 'WebhookDelivery' | 'Redelivery' | 'StaffMember' | 'StaffMemberRemoved'
-  | 'InvitationCreated' | 'InvitationRevoked' | 'AuditActor' | 'AuditEvent' | 'OrderExportRow' | 'PaymentExportRow'
-  | 'RefundExportRow';
+  | 'InvitationCreated' | 'InvitationRevoked' | 'AuditActor' | 'AuditEvent' | 'PaymentLink' | 'OrderExportRow'
+  | 'PaymentExportRow' | 'RefundExportRow';
 
 export const OPERATIONS = [
   { resource: 'checkoutSessions', name: 'createQuick', method: 'POST',
@@ -93,6 +95,10 @@ export const OPERATIONS = [
   { resource: 'staff', name: 'remove', method: 'DELETE', path: `${STAFF}/{user_id}`, returns: 'StaffMemberRemoved' },
   { resource: 'auditEvents', name: 'list', method: 'GET',
     path: `${M}/audit-events`, returns: 'AuditEvent', pages: true },
+  { resource: 'paymentLinks', name: 'create', method: 'POST', path: PL, returns: 'PaymentLink' },
+  { resource: 'paymentLinks', name: 'list', method: 'GET', path: PL, returns: 'PaymentLink', pages: true },
+  { resource: 'paymentLinks', name: 'retrieve', method: 'GET', path: PL_ONE, returns: 'PaymentLink' },
+  { resource: 'paymentLinks', name: 'update', method: 'PATCH', path: PL_ONE, returns: 'PaymentLink' },
   { resource: 'exports', name: 'orders', method: 'GET',
     path: `${M}/exports/orders`, returns: 'OrderExportRow', streams: true },
   { resource: 'exports', name: 'payments', method: 'GET',

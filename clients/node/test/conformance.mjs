@@ -123,7 +123,7 @@ class Case {
     const matching = found.filter((o) => Object.entries(filter).every(([k, v]) => dig(o, k) === v));
     const expect = this.resolve(step.expect);
     check(expect.count === undefined || matching.length === expect.count, where, 'count', matching.length);
-    const ids = matching.map((o) => o.order_id ?? o.id);
+    const ids = matching.map((o) => o.order_id ?? o.payment_link_id ?? o.id);
     if (expect.distinct) check(new Set(ids).size === ids.length, where, 'an item came twice');
     for (const id of expect.ids ?? []) check(ids.includes(id), where, 'missing', id);
     for (const [k, v] of Object.entries(expect.fields ?? {})) {

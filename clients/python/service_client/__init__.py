@@ -24,6 +24,7 @@ from .models import (
     Order,
     OrderExportRow,
     PaymentExportRow,
+    PaymentLink,
     QuickSession,
     Refund,
     RefundExportRow,
@@ -40,7 +41,7 @@ __all__ = [
     "API_VERSION", "OPERATIONS", "VERSION", "ApiError", "ApiObject", "AsyncClient", "AsyncDownload", "AuditEvent",
     "AuthenticationError", "Client", "ConflictError", "ConnectionFailed", "DecodeError", "Download", "Event",
     "InvalidRequestError", "InvitationCreated", "NotFoundError", "Op", "Order", "OrderExportRow", "PaymentExportRow",
-    "PermissionDeniedError", "QuickSession", "RateLimitError", "Refund", "RefundExportRow", "RefundRequest",
-    "ResponseInfo", "ServerError", "ServiceError", "StaffMember", "WebhookEndpoint", "WebhookVerificationError",
-    "standard_webhooks_secret", "verify_webhook",
+    "PaymentLink", "PermissionDeniedError", "QuickSession", "RateLimitError", "Refund", "RefundExportRow",
+    "RefundRequest", "ResponseInfo", "ServerError", "ServiceError", "StaffMember", "WebhookEndpoint",
+    "WebhookVerificationError", "standard_webhooks_secret", "verify_webhook",
 ]

@@ -252,6 +252,29 @@ class AuditEvent(ApiObject):
     created_at: str
 
 
+class PaymentLink(ApiObject):
+    """A link shared with many buyers; each buyer who pays through it gets an order of their own."""
+
+    payment_link_id: str
+    livemode: bool
+    url: str  # the buyer's page, to share
+    name: str
+    description: str | None
+    amount: str | None  # None: the buyer enters the amount, within min_amount and max_amount
+    min_amount: str | None
+    max_amount: str | None
+    max_uses: int | None
+    uses: int  # orders made through the link
+    expires_at: str | None
+    status: str  # active or archived
+    unavailable_reason: str | None  # archived, expired or used_up; None while buyers can pay
+    orders: int
+    paid_orders: int
+    amount_paid: str
+    created_at: str
+    updated_at: str
+
+
 class OrderExportRow(ApiObject):
     """A row of the orders export; the columns of docs/api.md, Exports (new ones only ever at the end)."""
 

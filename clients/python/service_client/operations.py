@@ -13,6 +13,7 @@ PREFIX = "/b2b/v1"
 M = PREFIX + "/merchants/{merchant_id}"
 WE = M + "/webhook-endpoints/{endpoint_id}"
 STAFF = M + "/staff"
+PL = M + "/payment-links"
 
 
 class Op(NamedTuple):
@@ -73,6 +74,10 @@ OPERATIONS: tuple[Op, ...] = (
     Op("staff", "update", "PATCH", STAFF + "/{user_id}", m.StaffMember),
     Op("staff", "remove", "DELETE", STAFF + "/{user_id}", m.StaffMemberRemoved),
     Op("audit_events", "list", "GET", M + "/audit-events", m.AuditEvent, pages=True),
+    Op("payment_links", "create", "POST", PL, m.PaymentLink),
+    Op("payment_links", "list", "GET", PL, m.PaymentLink, pages=True),
+    Op("payment_links", "retrieve", "GET", PL + "/{payment_link_id}", m.PaymentLink),
+    Op("payment_links", "update", "PATCH", PL + "/{payment_link_id}", m.PaymentLink),
     Op("exports", "orders", "GET", M + "/exports/orders", m.OrderExportRow, streams=True),
     Op("exports", "payments", "GET", M + "/exports/payments", m.PaymentExportRow, streams=True),
     Op("exports", "refunds", "GET", M + "/exports/refunds", m.RefundExportRow, streams=True),
