@@ -19,7 +19,7 @@ from web.views import (
     refunds,
     settings,
     staff,
-    test_helpers,
+    testmode,
     webhooks,
 )
 
@@ -47,7 +47,7 @@ ROUTES: list[Route] = [
     *refund_transactions.ROUTES,
     *refund_requests.ROUTES,
     *settings.ROUTES,
-    *test_helpers.ROUTES,
+    *testmode.ROUTES,
     *webhooks.ROUTES,
     *staff.ROUTES,
     *audit_events.ROUTES,

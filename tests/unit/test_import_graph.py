@@ -59,3 +59,9 @@ def test_pure_helpers_import_nothing_of_the_project_but_each_other(module):
 def test_of_common_only_the_process_wiring_imports_streams():
     assert {str(path.relative_to(ROOT)) for path in (ROOT / "common").rglob("*.py") if "streams" in _imports(path)} \
         == {WIRING}
+
+
+def test_product_code_imports_nothing_of_the_tests_and_names_no_module_test():
+    modules = [path for package in ALLOWED for path in (ROOT / package).rglob("*.py")]
+    assert not [str(p.relative_to(ROOT)) for p in modules if p.name.startswith("test_")]
+    assert not [str(p.relative_to(ROOT)) for p in modules if "tests" in _imports(p)]
