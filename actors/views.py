@@ -64,7 +64,7 @@ def view_of(o: Order) -> OrderView:
         external_ref=o.external_ref, metadata=o.metadata, sessions=tuple(_session(s) for s in o.sessions),
         payments=tuple(_payment(p) for p in o.payments), version=o.version,
         refunds=tuple(_refund(r) for r in o.refunds), tokens=tuple(_token(t) for t in o.tokens),
-        payment_link_id=o.payment_link_id, customer_email=o.customer_email,
+        receipt_url=o.receipt_url, payment_link_id=o.payment_link_id, customer_email=o.customer_email,
     )
 
 

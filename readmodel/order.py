@@ -117,6 +117,7 @@ class OrderView(msgspec.Struct, OrderLookups, frozen=True, gc=False, kw_only=Tru
     version: int = 0
     refunds: tuple[RefundView, ...] = ()
     tokens: tuple[TokenView, ...] = ()
+    receipt_url: str | None = None  # as the order was created with it; readers derive it for older orders
     payment_link_id: str | None = None
     customer_email: str | None = None
 
