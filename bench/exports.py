@@ -4,7 +4,7 @@ whatever N is: the export reads a server-side cursor a page at a time and writes
 
 The orders are one template order (a quick session paid in full, decided and committed as the actors do, from
 bench/prefill.py) copied N times straight into `orders`, each with its own id, number and creation time. Not a test:
-run it by hand and report the figures (README, Benchmarks).
+run it by hand and report the figures (docs/benchmarks.md).
 
     python bench/exports.py 1000000                # orders, CSV and JSON Lines
     python bench/exports.py 100000 --format csv    # a smaller run

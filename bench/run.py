@@ -206,7 +206,7 @@ SCHEMAS = {"pipeline": "public", "peer": "peer", "bare": "public"}
 async def checkpoint(conn: asyncpg.Connection) -> int:
     """Each measurement starts just after a checkpoint, at the same place in PostgreSQL's checkpoint cycle for
     either design and any database; the default max_wal_size (1 GB) then brings the next one 30 to 40 s into the
-    load, so a 15 s run meets none and a 60 s run meets one or two (README, Benchmarks). Returns the WAL position
+    load, so a 15 s run meets none and a 60 s run meets one or two (docs/benchmarks.md). Returns the WAL position
     the measurement starts from."""
     await conn.execute("CHECKPOINT")
     return await conn.fetchval("SELECT pg_current_wal_lsn()")  # asyncpg reads an LSN as its byte position

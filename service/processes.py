@@ -1,7 +1,7 @@
 """The long-running processes of the Procfile: web, actors, scheduler, webhooks and one chain watcher per family.
 
 Each runs on uvloop: its transports and timers are native code, and every process here spends most of its time in
-them (sending answers, replies and commits; bench/run.py, README Benchmarks)."""
+them (sending answers, replies and commits; bench/run.py, docs/benchmarks.md)."""
 
 from __future__ import annotations
 
