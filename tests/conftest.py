@@ -18,6 +18,7 @@ from actors.worker import Worker
 from common import config, db, merchants
 from common.secrets import Vault
 from streams.names import Keys
+from tests.support import mailbox
 from tests.support.client import Signed
 from tests.support.clock import MovableClock
 from web.app import init_app
@@ -170,3 +171,11 @@ def _stack_clock_back_to_real_time(request):
 @pytest.fixture
 async def merchant(stack) -> Signed:
     return await stack.merchant()
+
+
+@pytest.fixture
+def smtp():
+    """A real SMTP server in-process and its inbox (tests/support/mailbox.py)."""
+    controller, inbox = mailbox.serving()
+    yield controller, inbox
+    controller.stop()

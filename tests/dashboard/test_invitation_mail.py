@@ -11,11 +11,11 @@ import pytest
 from common import users
 from tests.conftest import running
 from tests.dashboard.support import Http, make_staff
-from tests.unit.test_mail import _free_port, smtp  # noqa: F401
+from tests.support.processes import free_port
 
 
 @pytest.fixture
-async def mailing_stack(settings, pool, redis, keys, smtp):  # noqa: F811
+async def mailing_stack(settings, pool, redis, keys, smtp):
     controller, inbox = smtp
     mailing = msgspec.structs.replace(settings, smtp_url=f"smtp://127.0.0.1:{controller.port}",
                                       mail_from="team@shop.example")
@@ -66,7 +66,7 @@ async def test_an_invitation_from_the_team_page_says_it_was_mailed_and_the_maile
 
 
 async def test_a_mail_server_out_of_reach_leaves_the_link_on_screen(settings, pool, redis, keys):
-    unreachable = msgspec.structs.replace(settings, smtp_url=f"smtp://127.0.0.1:{_free_port()}",
+    unreachable = msgspec.structs.replace(settings, smtp_url=f"smtp://127.0.0.1:{free_port()}",
                                           mail_from="team@shop.example")
     async with running(unreachable, pool, redis, keys) as stack:
         owner = await make_staff(stack)

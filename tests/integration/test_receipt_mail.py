@@ -13,14 +13,13 @@ from common.mail import Mailer
 from common.receipt_keys import receipt_url
 from common.secrets import derived_keys
 from tests.integration.helpers import QUICK, pay, quick
-from tests.unit.test_mail import smtp  # noqa: F401 - the in-process SMTP server
 from webhooks.receipt_mail import ReceiptMailer
 
 USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"
 
 
 @pytest.fixture
-async def mailer(stack, redis, keys, smtp):  # noqa: F811
+async def mailer(stack, redis, keys, smtp):
     controller, inbox = smtp
     settings = msgspec.structs.replace(stack.settings, smtp_url=f"smtp://127.0.0.1:{controller.port}",
                                        mail_from="receipts@shop.example")

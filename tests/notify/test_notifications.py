@@ -9,7 +9,6 @@ import email
 from datetime import timedelta
 
 import pytest
-from aiosmtpd.controller import Controller
 from playwright.async_api import expect
 from prometheus_client import REGISTRY
 
@@ -21,19 +20,10 @@ from tests.dashboard.support import Http, make_staff, sign_in
 from tests.e2e.conftest import browser  # noqa: F401
 from tests.integration.test_refund_requests_api import Buyer, minted
 from tests.integration.test_refunds_api import paid_order
-from tests.unit.test_mail import Inbox, _free_port
+from tests.support.ports import free_port
 from web.dashboard.site import dashboard_url
 
 NOTE = '<script>alert("x")</script> =HYPERLINK("http://x","y")'
-
-
-@pytest.fixture
-def smtp():
-    inbox = Inbox()
-    controller = Controller(inbox, hostname="127.0.0.1", port=_free_port())
-    controller.start()
-    yield controller, inbox
-    controller.stop()
 
 
 def mailer_to(port: int) -> Mailer:
@@ -148,7 +138,7 @@ def _mails(outcome: str) -> float:
 async def test_a_mail_that_cannot_be_sent_is_retried_counted_and_then_sent(stack, team, notifier, smtp):
     owner, _, _ = team
     working = notifier.mailer
-    notifier.mailer = mailer_to(_free_port())  # nothing listens there
+    notifier.mailer = mailer_to(free_port())  # nothing listens there
     await request_refund(stack, owner.client)
     await drain(notifier, lambda: count(stack, owner.email))
     retrying = _mails("retrying")

@@ -6,7 +6,6 @@ import asyncio
 import contextlib
 import os
 import secrets
-import socket
 import subprocess
 import sys
 import time
@@ -19,15 +18,10 @@ from common import db, merchants
 from common.secrets import Vault
 from tests.conftest import ADMIN_URL, database
 from tests.support.client import Signed
+from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK = "/b2b/v1/checkout-sessions/quick"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class Processes:

@@ -2,39 +2,11 @@
 
 from __future__ import annotations
 
-import email
-import socket
-
 import pytest
-from aiosmtpd.controller import Controller
-from aiosmtpd.handlers import Message
 
 from common import config
 from common.mail import Mail, Mailer, MailError
-
-
-class Inbox(Message):
-    def __init__(self) -> None:
-        super().__init__()
-        self.messages: list[email.message.Message] = []
-
-    def handle_message(self, message) -> None:
-        self.messages.append(message)
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@pytest.fixture
-def smtp():
-    inbox = Inbox()
-    controller = Controller(inbox, hostname="127.0.0.1", port=_free_port())
-    controller.start()
-    yield controller, inbox
-    controller.stop()
+from tests.support.processes import free_port
 
 
 async def test_a_message_arrives_with_its_text_and_html(smtp):
@@ -66,6 +38,6 @@ def test_half_a_mail_configuration_fails_fast(env, message):
 
 
 async def test_an_unreachable_server_is_a_mail_error():
-    mailer = Mailer(f"smtp://127.0.0.1:{_free_port()}", "shop@example.com")
+    mailer = Mailer(f"smtp://127.0.0.1:{free_port()}", "shop@example.com")
     with pytest.raises(MailError, match="owner@example.com"):
         await mailer.send(Mail(to="owner@example.com", subject="s", text="t"))
