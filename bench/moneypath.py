@@ -48,8 +48,8 @@ from bench.run import drop_keys, free_port, say, stop, wait_http  # noqa: E402
 from chain_watchers.registry import DEFAULT_FILE, Stablecoin  # noqa: E402
 from common import db, merchants  # noqa: E402
 from common.secrets import Vault  # noqa: E402
-from tests.chain.evm_node import CHAIN_ID, GAS, SLUG, Chain, Proxy, ganache, registry_toml  # noqa: E402
-from tests.support.client import Signed  # noqa: E402
+from testkit.evm_node import CHAIN_ID, GAS, SLUG, Chain, Proxy, ganache, registry_toml  # noqa: E402
+from testkit.signed import Signed  # noqa: E402
 from webhooks import signing  # noqa: E402
 
 SETTLED = "payment.settled"

@@ -19,7 +19,7 @@ from common import config, db, merchants
 from common.secrets import Vault
 from streams.names import Keys
 from tests.support import mailbox
-from tests.support.client import Signed
+from testkit.signed import Signed
 from tests.support.clock import MovableClock
 from web.app import init_app
 

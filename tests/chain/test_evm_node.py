@@ -21,7 +21,7 @@ from chain_watchers.evm import EvmAdapter
 from chain_watchers.registry import Stablecoin
 
 from .contract import AdapterContract, Sent
-from .evm_node import CONFIRMATIONS, Chain, Proxy, network, node_behind_proxy
+from testkit.evm_node import CONFIRMATIONS, Chain, Proxy, network, node_behind_proxy
 
 
 class GanacheWorld:

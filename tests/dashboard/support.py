@@ -13,7 +13,7 @@ from PIL import Image
 from playwright.async_api import Locator, Page, expect
 
 from common import users
-from tests.support.client import Signed
+from testkit.signed import Signed
 
 PASSWORD = "correct horse battery staple"
 SIZES = {"desktop": {"width": 1280, "height": 800}, "phone": {"width": 390, "height": 844}}

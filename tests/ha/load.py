@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import aiohttp
 
-from tests.support.client import Signed
+from testkit.signed import Signed
 from tests.support.processes import created
 
 CLIENTS = 16

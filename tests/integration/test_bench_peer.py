@@ -16,7 +16,7 @@ from aiohttp.test_utils import TestServer
 from bench.peer import init_peer
 from common.merchants import create
 from tests.integration.helpers import QUICK, USDT, pay, quick
-from tests.support.client import Signed
+from testkit.signed import Signed
 
 REFUND_TO = "0x1111111111111111111111111111111111111111"
 

@@ -20,7 +20,7 @@ from common import merchants
 from common.secrets import Vault
 from tests.support import crashing
 from tests.integration.helpers import USDT
-from tests.support.client import Signed
+from testkit.signed import Signed
 from web.app import init_app
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

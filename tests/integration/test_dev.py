@@ -16,7 +16,7 @@ from pathlib import Path
 import aiohttp
 import psutil
 
-from tests.support.client import Signed
+from testkit.signed import Signed
 from tests.support.processes import QUICK, free_port, until_answered
 
 ROOT = Path(__file__).resolve().parents[2]

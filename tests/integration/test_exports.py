@@ -14,7 +14,7 @@ import pytest
 from tests.integration.helpers import pay, quick
 from tests.integration.test_refund_requests_api import Buyer, minted
 from tests.integration.test_refunds_api import DEST, merchant_refund, paid_order
-from tests.support.client import Signed
+from testkit.signed import Signed
 
 HOUR = 3600
 

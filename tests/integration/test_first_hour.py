@@ -15,7 +15,7 @@ from pathlib import Path
 import aiohttp
 
 from tests.integration.test_dev import _ready, _start
-from tests.support.client import Signed
+from testkit.signed import Signed
 from tests.support.processes import QUICK, free_port
 
 ROOT = Path(__file__).resolve().parents[2]

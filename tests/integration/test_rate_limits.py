@@ -16,7 +16,7 @@ from aiohttp.test_utils import TestServer
 from common import merchants
 from streams.names import Keys
 from tests.conftest import running
-from tests.support.client import Signed
+from testkit.signed import Signed
 from web.app import init_app
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

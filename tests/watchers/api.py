@@ -6,7 +6,7 @@ from chain_watchers import unique_amounts
 from common import money
 from common.clock import utcnow
 from tests.integration.helpers import pay, quick
-from tests.support.client import Signed
+from testkit.signed import Signed
 
 SETTLED = ["order.created", "checkout_session.created", "payment.received", "checkout_session.completed",
            "payment.settled"]  # SPEC 3.3: PENDING -> PAID in one payment

@@ -14,7 +14,7 @@ from chain_watchers.runner import Tick, Watcher
 from common import money
 from tests.chain.test_evm import GAS, EvmWorld
 from tests.integration.helpers import QUICK, order
-from tests.support.client import Signed
+from testkit.signed import Signed
 from tests.watchers import api
 from web import destinations
 

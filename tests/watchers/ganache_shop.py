@@ -1,4 +1,4 @@
-"""A merchant receiving on a real JSON-RPC node (ganache, tests/chain/evm_node.py) through the public API, and the EVM
+"""A merchant receiving on a real JSON-RPC node (ganache, testkit/evm_node.py) through the public API, and the EVM
 watcher reading that node over HTTP with the adapter open_adapter builds, as in production.
 
 One ganache serves a test module: PaymentToken stablecoins deployed once, fresh keys per test (hashes never repeat
@@ -20,9 +20,9 @@ from chain_watchers.clients import open_adapter
 from chain_watchers.registry import DEFAULT_FILE, Network, Stablecoin
 from chain_watchers.runner import Tick, Watcher
 from common import money
-from tests.chain.evm_node import Chain, Proxy, network, node_behind_proxy, registry_toml
+from testkit.evm_node import Chain, Proxy, network, node_behind_proxy, registry_toml
 from tests.integration.helpers import QUICK, order
-from tests.support.client import Signed
+from testkit.signed import Signed
 from tests.watchers import api
 from tests.watchers.conftest import forget_cursors
 from web import destinations

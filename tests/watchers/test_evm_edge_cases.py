@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from tests.chain.evm_node import CONFIRMATIONS
+from testkit.evm_node import CONFIRMATIONS
 from tests.integration.helpers import expire_due
 from tests.watchers import api
 from tests.watchers.ganache_shop import SLUG, Ganache, GanacheShop, ganache_network

@@ -17,7 +17,7 @@ from chain_watchers import store
 from chain_watchers.clients import open_adapter
 from chain_watchers.runner import Watcher
 from common import money
-from tests.chain.evm_node import WsProxy
+from testkit.evm_node import WsProxy
 from tests.watchers import api
 from tests.watchers.ganache_shop import SLUG, Ganache, GanacheShop, ganache_network
 
