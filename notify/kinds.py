@@ -101,3 +101,14 @@ def webhook_failing(endpoint_id: str, merchant_id: str, livemode: bool, url_host
                   "A webhook endpoint has been failing for over an hour",
                   f"Deliveries to the endpoint {endpoint_id} ({url_host}) have failed since {since}. They are retried;"
                   " after three days of failures the endpoint is disabled.", f"/{mode}/settings")
+
+
+def card_account_error(account_id: str, merchant_id: str, livemode: bool, provider: str, error: str,
+                       since: str) -> Notice:
+    mode = "live" if livemode else "test"
+    return Notice(Kind.CARD_ACCOUNT_ERROR, f"{account_id}:{since}", merchant_id, livemode,
+                  f"The card provider refuses the {mode} card account",
+                  f"Since {since} {provider.capitalize()} refuses the {mode} card account's keys: {error}\n"
+                  "Card payments and card refunds fail until it is fixed: check the account and its keys with the"
+                  " provider, then connect it again in the dashboard's settings. Refunds it refused can be retried.",
+                  f"/{mode}/settings")
