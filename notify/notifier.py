@@ -119,7 +119,7 @@ class Notifier:
         async with self.pool.acquire() as conn:
             refused = await store.card_account_errors(conn)
         return await self._record([kinds.card_account_error(a["account_id"], a["merchant_id"], a["livemode"],
-                                                            a["provider"], a["last_error"], iso(a["last_error_at"]))
+                                                            a["provider"], a["last_error"], a["last_error_at"])
                                    for a in refused])
 
     async def send_mails(self) -> int:

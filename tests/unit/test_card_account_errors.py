@@ -3,6 +3,8 @@ told to its owners), this one request's (a declined card, a refund beyond the ba
 
 from __future__ import annotations
 
+from datetime import datetime, timedelta, timezone
+
 import pytest
 import stripe
 
@@ -51,10 +53,13 @@ def test_a_provider_fault_is_waited_out(error):
 
 
 def test_each_error_episode_is_its_own_notice_pointing_at_the_modes_settings():
-    first = kinds.card_account_error("cac_1", "mer_1", True, "stripe", "Invalid API Key provided",
-                                     "2025-03-01T10:00:00Z")
+    began = datetime(2025, 3, 1, 10, 0, 0, 250_000, tzinfo=timezone.utc)
+    first = kinds.card_account_error("cac_1", "mer_1", True, "stripe", "Invalid API Key provided", began)
+    same = kinds.card_account_error("cac_1", "mer_1", True, "stripe", "Invalid API Key provided (again)", began)
+    # Ended by a call that worked and back within the same second: a new episode all the same.
     again = kinds.card_account_error("cac_1", "mer_1", True, "stripe", "Invalid API Key provided",
-                                     "2025-03-02T08:00:00Z")
+                                     began + timedelta(milliseconds=500))
     assert first.kind is kinds.Kind.CARD_ACCOUNT_ERROR and first.path == "/live/settings"
-    assert first.source_id == "cac_1:2025-03-01T10:00:00Z" and again.source_id != first.source_id
+    assert same.source_id == first.source_id and again.source_id != first.source_id
+    assert "Since 2025-03-01T10:00:00Z Stripe refuses" in first.body
     assert "Invalid API Key provided" in first.body and "live" in first.title
