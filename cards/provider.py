@@ -12,7 +12,14 @@ class ProviderUnavailable(Exception):
 
 
 class ProviderRefused(Exception):
-    """The provider understood the request and refused it (a declined refund, a bad key): retrying changes nothing."""
+    """The provider understood the request and refused it (a declined card, a refund beyond the balance): retrying
+    changes nothing."""
+
+
+class AccountRefused(Exception):
+    """The provider refused the merchant's account itself (a revoked or wrong secret key, a restricted account):
+    no request of that account can work until the merchant fixes it, so it is the account's error, recorded on it
+    and told to its owners, not a refusal of this one payment or refund."""
 
 
 class BadSignature(ValueError):

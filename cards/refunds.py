@@ -21,7 +21,7 @@ from actors.bus import CommandBus
 from actors.views import stored_view
 from cards import accounts, amounts
 from cards.events import refund_reported
-from cards.provider import CardProvider, ProviderRefused, ProviderUnavailable, RefundFact
+from cards.provider import AccountRefused, CardProvider, ProviderRefused, ProviderUnavailable, RefundFact
 from cards.providers import open_provider
 from common import clock_offset, db, faults, logs, probes, wiring
 from common.clock_offset import ClockOffset
@@ -44,6 +44,11 @@ def idempotency_key(refund_id: str, attempt: int) -> str:
 def paid_by(order: OrderView, refund: RefundView) -> str | None:
     """The card payment a refund goes back to: the latest one large enough to return it whole."""
     return next((p.tx_hash for p in reversed(order.payments) if p.network == CARD and p.amount >= refund.amount), None)
+
+
+def failed(reason: str, payment_id: str = "") -> RefundFact:
+    """An attempt that ends without a provider refund, for `reason`."""
+    return RefundFact(refund_id="", status="failed", payment_id=payment_id, metadata={}, reason=reason)
 
 
 class Sender:
@@ -84,27 +89,39 @@ class Sender:
         if account is None:
             if attempt is None:
                 return 0
-            fact = RefundFact(refund_id="", status="failed", payment_id="", metadata={},
-                              reason="the merchant's card account is disconnected")
-            return await self._report(order, refund, fact, attempt)
+            return await self._report(order, refund, failed("the merchant's card account is disconnected"), attempt)
         provider = self.opener(account, self.settings)
         try:
             if attempt is not None:
-                return await self._report(order, refund, await self._send(provider, order, refund, attempt), attempt)
-            told = 0
-            for provider_refund_id in pending:
-                fact = await provider.refund(provider_refund_id)
-                if fact.status != "pending":
-                    told += await self._report(order, refund, fact, int(fact.metadata.get("attempt", "0")))
-            return told
+                told = await self._report(order, refund, await self._send(provider, order, refund, attempt), attempt)
+            else:
+                told = 0
+                for provider_refund_id in pending:
+                    fact = await provider.refund(provider_refund_id)
+                    if fact.status != "pending":
+                        told += await self._report(order, refund, fact, int(fact.metadata.get("attempt", "0")))
+        except AccountRefused as exc:
+            return await self._account_refused(account, order, refund, attempt, str(exc))
         finally:
             await provider.close()
+        await accounts.worked(self.pool, account)
+        return told
+
+    async def _account_refused(self, account: accounts.CardAccount, order: OrderView, refund: RefundView,
+                               attempt: int | None, error: str) -> int:
+        """The account's error is recorded (its owners are told of it); an attempt due fails with it, visible and
+        retried by the merchant once the account works, rather than asked again every pass with a refused key."""
+        await accounts.refused(self.pool, account, error, self.clock())
+        log.warning("card refund %s: the provider refused the merchant's card account: %s", refund.refund_id, error)
+        if attempt is None:
+            return 0  # a pending provider refund is asked about again on the next pass
+        return await self._report(order, refund, failed(f"the card provider refused the merchant's account: {error}"),
+                                  attempt)
 
     async def _send(self, provider: CardProvider, order: OrderView, refund: RefundView, attempt: int) -> RefundFact:
         payment_id = paid_by(order, refund)
         if payment_id is None:
-            return RefundFact(refund_id="", status="failed", payment_id="", metadata={},
-                              reason="no single card payment of this order covers the refund's amount")
+            return failed("no single card payment of this order covers the refund's amount")
         found = await provider.find_refund(payment_id, refund.refund_id, attempt)
         if found is not None:
             log.info("card refund %s: the provider already holds %s; not sent again", refund.refund_id, found.refund_id)
@@ -115,7 +132,7 @@ class Sender:
             return await provider.create_refund(payment_id, amounts.refund_cents(refund.amount), metadata,
                                                 idempotency_key(refund.refund_id, attempt))
         except ProviderRefused as exc:
-            return RefundFact(refund_id="", status="failed", payment_id=payment_id, metadata={}, reason=str(exc))
+            return failed(str(exc), payment_id)
 
     async def _report(self, order: OrderView, refund: RefundView, fact: RefundFact, attempt: int) -> int:
         envelope = refund_reported(fact, order.order_id, order.merchant_id, order.livemode, self.clock(),

@@ -9,6 +9,7 @@ from typing import TypeVar
 import stripe
 
 from cards.provider import (
+    AccountRefused,
     BadSignature,
     EventFact,
     Intent,
@@ -21,6 +22,9 @@ from cards.provider import (
 T = TypeVar("T")
 # Faults of the provider or of the way there: the same call with the same idempotency key may succeed later.
 _TRANSIENT = (stripe.APIConnectionError, stripe.APIError, stripe.RateLimitError)
+# The account, whatever the request: a key Stripe does not know or revoked (401), or one it knows that may not do
+# this, a restricted key or a restricted account (403).
+_ACCOUNT = (stripe.AuthenticationError, stripe.PermissionError)
 # Events that carry a refund object; Stripe reports a refund's later outcome by `refund.updated` (and the older
 # `charge.refund.updated`), which the refund sender's own polling would also find.
 REFUND_EVENTS = ("refund.created", "refund.updated", "refund.failed", "charge.refund.updated")
@@ -59,6 +63,17 @@ def payment_fact(obj: dict) -> PaymentFact:
                        card_last4=last4 if last4.isdigit() and len(last4) == 4 else "")
 
 
+def fault(exc: stripe.StripeError) -> Exception:
+    """What a Stripe error means to the service: try again later, the merchant's account is refused, or this request
+    is (a declined card, an insufficient balance for a refund: the account works)."""
+    message = exc.user_message or str(exc)
+    if isinstance(exc, _TRANSIENT):
+        return ProviderUnavailable(f"{type(exc).__name__}: {message}")
+    if isinstance(exc, _ACCOUNT):
+        return AccountRefused(message)
+    return ProviderRefused(message)
+
+
 class StripeProvider:
     def __init__(self, secret_key: str, webhook_secret: str, api_base: str) -> None:
         self._http = stripe.AIOHTTPClient()
@@ -70,10 +85,8 @@ class StripeProvider:
     async def _call(self, call: Callable[[], Awaitable[T]]) -> T:
         try:
             return await call()
-        except _TRANSIENT as exc:
-            raise ProviderUnavailable(f"{type(exc).__name__}: {exc.user_message or exc}") from None
         except stripe.StripeError as exc:
-            raise ProviderRefused(exc.user_message or str(exc)) from None
+            raise fault(exc) from None
 
     async def pay(self, amount_cents: int, payment_method: str, metadata: dict[str, str],
                   idempotency_key: str) -> Intent:

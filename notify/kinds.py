@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from datetime import datetime, timezone
 from enum import Enum
 from typing import NamedTuple
 
 import msgspec
 
+from common.clock import iso
 from common.roles import Can, allows
 
 
@@ -101,3 +103,15 @@ def webhook_failing(endpoint_id: str, merchant_id: str, livemode: bool, url_host
                   "A webhook endpoint has been failing for over an hour",
                   f"Deliveries to the endpoint {endpoint_id} ({url_host}) have failed since {since}. They are retried;"
                   " after three days of failures the endpoint is disabled.", f"/{mode}/settings")
+
+
+def card_account_error(account_id: str, merchant_id: str, livemode: bool, provider: str, error: str,
+                       since: datetime) -> Notice:
+    # The episode's start to the microsecond: an error ended by a call that worked may come back within a second.
+    mode = "live" if livemode else "test"
+    return Notice(Kind.CARD_ACCOUNT_ERROR, f"{account_id}:{since.astimezone(timezone.utc).isoformat()}", merchant_id,
+                  livemode, f"The card provider refuses the {mode} card account",
+                  f"Since {iso(since)} {provider.capitalize()} refuses the {mode} card account's keys: {error}\n"
+                  "Card payments and card refunds fail until it is fixed: check the account and its keys with the"
+                  " provider, then connect it again in the dashboard's settings. Refunds it refused can be retried.",
+                  f"/{mode}/settings")

@@ -114,6 +114,14 @@ class Notifier:
                                                          urlsplit(e["url"]).hostname or "", iso(e["failing_since"]))
                                    for e in failing])
 
+    async def sweep_card_account_errors(self) -> int:
+        """Card accounts the provider refuses: one notice per error episode, as soon as the sweep sees it."""
+        async with self.pool.acquire() as conn:
+            refused = await store.card_account_errors(conn)
+        return await self._record([kinds.card_account_error(a["account_id"], a["merchant_id"], a["livemode"],
+                                                            a["provider"], a["last_error"], a["last_error_at"])
+                                   for a in refused])
+
     async def send_mails(self) -> int:
         """Send the mails that are due; returns how many were sent."""
         if self.mailer is None:

@@ -71,6 +71,12 @@ async def failing_endpoints(conn: asyncpg.Connection, failing_before: datetime) 
         " WHERE failing_since < $1 AND status = 'enabled' AND deleted_at IS NULL", failing_before)
 
 
+async def card_account_errors(conn: asyncpg.Connection) -> list:
+    """Card accounts the provider refuses (cards/accounts.py records it; the dedupe key is last_error_at)."""
+    return await conn.fetch("SELECT account_id, merchant_id, livemode, provider, last_error, last_error_at"
+                            " FROM card_accounts WHERE last_error_at IS NOT NULL")
+
+
 # What the dashboard and the app show
 
 async def listed(pool: asyncpg.Pool, user_id: str, limit: int = 50) -> list:

@@ -20,7 +20,7 @@ log = logging.getLogger(__name__)
 RECLAIM_EVERY_S = 2.0
 REPORT_EVERY_S = 10.0  # the retry queue's gauges: one count on a partial index
 MAILS_EVERY_S = 5.0  # notification mails due (retries; new ones go right after their batch)
-FAILING_EVERY_S = 60.0  # webhook endpoints failing for over an hour
+FAILING_EVERY_S = 60.0  # webhook endpoints failing for over an hour, card accounts the provider refuses
 
 
 def _guarded(job):
@@ -60,6 +60,7 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
             sweeps.every(RECLAIM_EVERY_S, _guarded(notifier.reclaim), "notification-reclaim")
             sweeps.every(MAILS_EVERY_S, _guarded(notifier.send_mails), "notification-mails")
             sweeps.every(FAILING_EVERY_S, _guarded(notifier.sweep_failing_endpoints), "notification-failing-endpoints")
+            sweeps.every(FAILING_EVERY_S, _guarded(notifier.sweep_card_account_errors), "notification-card-accounts")
             sweeps.start()
             logs.announce(log, f"webhooks: delivering events from {wired.keys.events} "
                                f"(consumer group {WEBHOOKS_GROUP}) to merchant endpoints")

@@ -6,6 +6,7 @@ from aiohttp import web
 
 from cards import accounts
 from common import merchants
+from common.clock import iso
 from web import audit_trail, bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, webhooks
@@ -35,6 +36,7 @@ async def page(request: web.Request, code: int = 200, error: ApiError | None = N
     api_key = caller(request)
     current = await merchants.settings(ctx(request).pool, api_key.merchant_id)
     publishable = await accounts.publishable_key(ctx(request).pool, api_key.merchant_id, api_key.livemode)
+    refused = await accounts.error(ctx(request).pool, api_key.merchant_id, api_key.livemode) if publishable else None
     return render(
         request, "settings.html", code=code, auto_approve=current.auto_approve_customer_refunds,
         addresses={**current.receive_addresses, **(values or {})},
@@ -43,7 +45,8 @@ async def page(request: web.Request, code: int = 200, error: ApiError | None = N
         api_key=await _api_key(request), secret_key=secret_key,
         webhooks=await webhooks.endpoints_with_deliveries(request), webhook_secret=webhook_secret,
         webhook_form=webhook_form, event_types=EVENT_TYPES,
-        card={"publishable_key": publishable} if publishable else None,
+        card={"publishable_key": publishable, "error": refused and refused["last_error"],
+              "error_since": refused and iso(refused["last_error_at"])} if publishable else None,
         card_webhook_url=f"{ctx(request).settings.public_base()}/providers/stripe/webhooks/{api_key.merchant_id}",
     )
 

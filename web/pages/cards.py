@@ -14,7 +14,7 @@ from aiohttp import web
 from msgspec import Meta
 
 from cards import accounts, amounts
-from cards.provider import ProviderRefused, ProviderUnavailable
+from cards.provider import AccountRefused, ProviderRefused, ProviderUnavailable
 from cards.providers import open_provider
 from common import money
 from web.commands import body
@@ -56,10 +56,17 @@ async def pay(request: web.Request) -> web.Response:
         log.warning("card payment for %s: provider unavailable: %s", order.order_id, exc)
         raise ApiError(503, "provider_unavailable", "The card provider cannot be reached; nothing was charged. "
                                                     "Try again in a moment.") from None
+    except AccountRefused as exc:
+        # Not the buyer's card: the merchant's account, recorded on it and told to its owners.
+        await accounts.refused(c.pool, account, str(exc), c.clock())
+        log.warning("card payment for %s: the provider refused the merchant's card account: %s", order.order_id, exc)
+        raise ApiError(503, "card_account_unavailable", "The shop cannot take cards at the moment; nothing was "
+                                                        "charged. Pay another way or try again later.") from None
     except ProviderRefused as exc:
         raise ApiError(402, "card_declined", str(exc), "payment_method") from None
     finally:
         await provider.close()
+    await accounts.worked(c.pool, account)
     return respond({"object": "card_payment", "payment_id": intent.intent_id, "status": intent.status,
                     "client_secret": intent.client_secret, "amount": money.format(amounts.micros(intent.amount_cents)),
                     "currency": "USD", "error": intent.error}, 201)
