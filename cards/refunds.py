@@ -85,6 +85,10 @@ class Sender:
         pending = [a.tx_hash for a in refund.attempts if a.network == CARD and a.status == "verifying"]
         if attempt is None and not pending:
             return 0
+        payment_id = paid_by(order, refund)
+        if attempt is not None and payment_id is None:  # nothing to ask the provider, nothing learnt of the account
+            return await self._report(
+                order, refund, failed("no single card payment of this order covers the refund's amount"), attempt)
         account = await accounts.load(self.pool, self.vault, order.merchant_id, order.livemode)
         if account is None:
             if attempt is None:
@@ -93,7 +97,8 @@ class Sender:
         provider = self.opener(account, self.settings)
         try:
             if attempt is not None:
-                told = await self._report(order, refund, await self._send(provider, order, refund, attempt), attempt)
+                sent = await self._send(provider, order, refund, payment_id, attempt)
+                told = await self._report(order, refund, sent, attempt)
             else:
                 told = 0
                 for provider_refund_id in pending:
@@ -118,10 +123,8 @@ class Sender:
         return await self._report(order, refund, failed(f"the card provider refused the merchant's account: {error}"),
                                   attempt)
 
-    async def _send(self, provider: CardProvider, order: OrderView, refund: RefundView, attempt: int) -> RefundFact:
-        payment_id = paid_by(order, refund)
-        if payment_id is None:
-            return failed("no single card payment of this order covers the refund's amount")
+    async def _send(self, provider: CardProvider, order: OrderView, refund: RefundView, payment_id: str,
+                    attempt: int) -> RefundFact:
         found = await provider.find_refund(payment_id, refund.refund_id, attempt)
         if found is not None:
             log.info("card refund %s: the provider already holds %s; not sent again", refund.refund_id, found.refund_id)
