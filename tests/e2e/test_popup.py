@@ -40,7 +40,7 @@ async def test_popup_overlay_takes_focus_on_its_close_button(shop):
 async def test_tab_stays_inside_the_popup(shop):
     await open_popup(shop)
     seen = set()
-    for _ in range(12):  # more presses than the page has focusable things, so the focus wraps at least once
+    for _ in range(24):  # more presses than the page has focusable things, so the focus wraps at least once
         await shop.page.keyboard.press("Tab")
         where = await active_in_parent(shop)
         assert where in ("close", "iframe"), where

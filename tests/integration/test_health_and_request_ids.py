@@ -14,7 +14,7 @@ async def test_healthz_and_readyz_answer_when_all_is_up(stack):
         assert resp.status == 200 and await resp.json() == {"status": "ok"}
     async with stack.http.get(stack.base_url + "/readyz") as resp:
         assert resp.status == 200
-        assert await resp.json() == {"status": "ready", "checks": {"postgres": "ok", "redis": "ok"}}
+        assert await resp.json() == {"status": "ready", "checks": {"postgres": "ok", "redis": "ok", "clock": "ok"}}
 
 
 async def test_readyz_says_which_dependency_is_missing(settings):
