@@ -14,7 +14,7 @@ from actors.order import Order, evolve
 from contract import events as ev
 from common import money
 from common.clock import iso
-from readmodel.statuses import OrderStatus
+from actors.statuses import OrderStatus
 
 
 class PublicEvent(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,7 +1,7 @@
 """The state of one order aggregate: the Order with its sessions, payments, refunds and tokens.
 
 The actor alone reads and writes it (stored as `orders.state`, schema in actors/schema.py); readers see
-readmodel.order.OrderView.
+actors.views.OrderView.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from datetime import datetime
 import msgspec
 
 from actors import messages as m
-from readmodel.lookups import OrderLookups, RefundLookups, TokenLookups
-from readmodel.statuses import OrderStatus, RefundStatus, SessionStatus, TokenStatus
+from actors.rules import OrderRules, RefundRules, TokenRules
+from actors.statuses import OrderStatus, RefundStatus, SessionStatus, TokenStatus
 
 # Every struct here is frozen data decoded from or encoded to JSON and can never be part of a reference
 # cycle, so none is tracked by the garbage collector (gc=False): an actor worker holds up to 50,000
@@ -54,7 +54,7 @@ class TxAttempt(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     reason: str | None = None
 
 
-class Refund(msgspec.Struct, RefundLookups, frozen=True, gc=False, kw_only=True):
+class Refund(msgspec.Struct, RefundRules, frozen=True, gc=False, kw_only=True):
     refund_id: str
     link_token: str
     amount: int
@@ -76,7 +76,7 @@ class Refund(msgspec.Struct, RefundLookups, frozen=True, gc=False, kw_only=True)
     retries: int = 0  # card refunds: how many times the merchant sent a refused refund to the provider again
 
 
-class RefundToken(msgspec.Struct, TokenLookups, frozen=True, gc=False, kw_only=True):
+class RefundToken(msgspec.Struct, TokenRules, frozen=True, gc=False, kw_only=True):
     token: str
     ref_type: str
     ref_value: str
@@ -94,7 +94,7 @@ class RefundToken(msgspec.Struct, TokenLookups, frozen=True, gc=False, kw_only=T
     replaced_by: str | None = None
 
 
-class Order(msgspec.Struct, OrderLookups, frozen=True, gc=False, kw_only=True):
+class Order(msgspec.Struct, OrderRules, frozen=True, gc=False, kw_only=True):
     order_id: str
     merchant_id: str
     livemode: bool

@@ -44,9 +44,9 @@ from common.ids import random_id
 from common.merchants import ApiKey
 from common.secrets import Vault
 from contract import events as ev
-from readmodel.order import OrderView, PaymentView, RefundView, SessionView
-from readmodel.order import decode as decode_view
-from readmodel.statuses import OrderStatus, RefundStatus, SessionStatus
+from actors.views import OrderView, PaymentView, RefundView, SessionView
+from actors.views import decode as decode_view
+from actors.statuses import OrderStatus, RefundStatus, SessionStatus
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
 from web import bodies
@@ -73,7 +73,7 @@ _SCHEMA_LOCK = 7_204_512  # advisory lock: processes starting together create th
 SIGNED_HEADERS = ("X-Client-ID", "X-Timestamp", "X-Signature")
 
 # Where the peer keeps the rows the service keeps, its tables take the service's columns and indexes (LIKE ...
-# INCLUDING ALL), so both designs index alike. An order's `state` is its read view (readmodel.order.OrderView) but
+# INCLUDING ALL), so both designs index alike. An order's `state` is its read view (actors.views.OrderView) but
 # its refunds, which are rows of their own (`state_schema` keeps its default); the money columns beside it are what
 # the statements test, and `version` counts its events. The service keeps a refund's reason and destination in its
 # order's state, the peer in the refund's row.

@@ -9,7 +9,7 @@ from actors import messages as m
 from actors import reports
 from cards import amounts
 from cards.provider import EventFact, RefundFact
-from readmodel.lookups import CARD
+from actors.rules import CARD
 
 
 def _ours(metadata: dict[str, str], merchant_id: str, livemode: bool) -> bool:

@@ -28,8 +28,8 @@ from common.clock_offset import ClockOffset
 from common.clock import Clock, utcnow
 from common.config import Settings
 from common.secrets import Vault
-from readmodel.lookups import CARD
-from readmodel.order import OrderView, RefundView
+from actors.rules import CARD
+from actors.views import OrderView, RefundView
 from streams.producer import ReplyTimeout
 
 log = logging.getLogger(__name__)

@@ -14,8 +14,8 @@ from actors import messages as m
 from actors.errors import Refused, not_found
 from common import logs, money
 from common.ids import derived_id, keyed_command_id, random_id, same_but_time
-from readmodel import order as views
-from readmodel.order import OrderView
+from actors import views
+from actors.views import OrderView
 from streams.producer import Limited, ReplyTimeout, SignatureSpent
 from web import decoding, rate_limits, request_ids
 from web.context import COMMAND_ID, SIGNED_AT_MS, UNSPENT_SIGNATURE, caller, ctx

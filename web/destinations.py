@@ -16,8 +16,8 @@ from chain_watchers import (
     load_registry,
 )
 from chain_watchers.registry import adapter_class
-from readmodel.lookups import CARD
-from readmodel.order import OrderView
+from actors.rules import CARD
+from actors.views import OrderView
 from web.commands import amount
 from web.errors import ApiError
 

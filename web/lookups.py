@@ -7,7 +7,7 @@ from datetime import datetime
 from aiohttp import web
 
 from actors.views import stored_view
-from readmodel.order import OrderView
+from actors.views import OrderView
 from web import order_filters
 from web.context import caller, ctx
 from web.errors import ApiError

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from datetime import datetime, timezone
 from typing import NamedTuple
 
-from readmodel.statuses import OrderStatus
+from actors.statuses import OrderStatus
 from web.errors import ApiError
 
 NAMES = ("status", "created_gte", "created_lt", "paid_gte", "paid_lt")

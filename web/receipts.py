@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from common.config import Settings
 from common.receipt_keys import receipt_url
-from readmodel.order import OrderView
-from readmodel.statuses import OrderStatus
+from actors.views import OrderView
+from actors.statuses import OrderStatus
 
 PAID = frozenset({OrderStatus.PAID, OrderStatus.PARTIALLY_REFUNDED, OrderStatus.REFUNDED})
 

@@ -16,7 +16,7 @@ from actors import messages as m
 from actors.views import stored_view
 from common import merchants, money
 from common.ids import random_id
-from readmodel.order import OrderView, TokenView
+from actors.views import OrderView, TokenView
 from web import destinations, i18n, page_forms, request_ids
 from web.commands import ask, checked
 from web.context import ctx

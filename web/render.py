@@ -9,7 +9,7 @@ import msgspec
 from aiohttp import web
 
 from contract import api as contract
-from readmodel.order import OrderView, RefundView, SessionView, TokenView
+from actors.views import OrderView, RefundView, SessionView, TokenView
 from common import money
 from common.clock import iso
 from common.config import Settings

@@ -39,7 +39,7 @@ def _source_strings() -> set[str]:
 
     root = DOCS.parent
     found: set[str] = set()
-    for package in ("actors", "web", "cards", "readmodel", "webhooks", "common", "chain_watchers"):
+    for package in ("actors", "web", "cards", "webhooks", "common", "chain_watchers"):
         for path in (root / package).rglob("*.py"):
             found |= {n.value for n in ast.walk(ast.parse(path.read_text()))
                       if isinstance(n, ast.Constant) and isinstance(n.value, str)}

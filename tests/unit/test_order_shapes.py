@@ -1,5 +1,5 @@
 """The order has two shapes: the actor's state (actors/state.py) and the read view every reader and reply uses
-(readmodel/order.py), mapped by one function (actors/views.view_of). Every field of the state reaches the view,
+(actors/views.py), mapped by one function (actors/views.view_of). Every field of the state reaches the view,
 under the view's name where the two differ, so a field added to one and not the other fails here."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import pytest
 from actors import messages as m
 from actors import state as s
 from actors.views import view_of
-from readmodel import order as v
-from readmodel.statuses import OrderStatus, RefundStatus, SessionStatus, TokenStatus
+from actors import views as v
+from actors.statuses import OrderStatus, RefundStatus, SessionStatus, TokenStatus
 
 # The state's name -> the view's, where they differ (the view keeps the names readers were first given).
 RENAMED = {(s.Refund, "flow"): "source"}

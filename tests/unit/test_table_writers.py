@@ -8,7 +8,7 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PRODUCT = ("actors", "cards", "chain_watchers", "common", "contract", "notify", "readmodel", "service", "streams",
+PRODUCT = ("actors", "cards", "chain_watchers", "common", "contract", "notify", "service", "streams",
            "web", "webhooks")
 # SQL keywords upper case, table names lower case, as every statement of the product writes them. An ON CONFLICT
 # clause's `DO UPDATE SET` names no table and does not match.

@@ -15,7 +15,7 @@ from chain_watchers import (
 )
 from chain_watchers.registry import adapter_class
 from common import money
-from readmodel.lookups import CARD
+from actors.rules import CARD
 from web import destinations
 from web.pages.quotes import network_name, shown_address
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from readmodel.lookups import CARD
+from actors.rules import CARD
 from web import bodies, decoding, lookups
 from web.context import caller
 from web.dashboard import keys, site

@@ -9,8 +9,8 @@ import msgspec
 from aiohttp import web
 
 from actors import schema
-from readmodel.lookups import CARD
-from readmodel.statuses import OrderStatus
+from actors.rules import CARD
+from actors.statuses import OrderStatus
 from common import audit, money
 from web import lookups, order_filters
 from web.context import ctx

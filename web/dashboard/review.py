@@ -8,7 +8,7 @@ import msgspec
 from aiohttp import web
 
 from actors.views import stored_view
-from readmodel.statuses import TokenStatus
+from actors.statuses import TokenStatus
 from web import bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, keys, site

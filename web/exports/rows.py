@@ -11,9 +11,9 @@ import msgspec
 from common import money
 from common.clock import iso
 from contract.exports import OrderExportRow, PaymentExportRow, RefundExportRow
-from readmodel.lookups import CARD
-from readmodel.order import OrderView, PaymentView, RefundView
-from readmodel.statuses import RefundStatus
+from actors.rules import CARD
+from actors.views import OrderView, PaymentView, RefundView
+from actors.statuses import RefundStatus
 
 CARD_PROVIDER = "stripe"  # the one card provider merchants connect today (cards/providers.py)
 _APPROVED = {RefundStatus.APPROVED, RefundStatus.EXECUTED}

@@ -13,9 +13,9 @@ from actors.views import stored_view
 from chain_watchers import UnknownNetwork
 from common import money
 from common.receipt_keys import order_id_of
-from readmodel.lookups import CARD
-from readmodel.order import OrderView, PaymentView
-from readmodel.statuses import RefundStatus
+from actors.rules import CARD
+from actors.views import OrderView, PaymentView
+from actors.statuses import RefundStatus
 from web import destinations, i18n
 from web.context import ctx
 from web.pages import params as page_params

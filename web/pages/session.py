@@ -6,7 +6,7 @@ import asyncpg
 import msgspec
 
 from actors.views import stored_view
-from readmodel.order import OrderView, SessionView
+from actors.views import OrderView, SessionView
 from common import merchants
 
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from readmodel.order import OrderView, SessionView
-from readmodel.statuses import OrderStatus, SessionStatus
+from actors.views import OrderView, SessionView
+from actors.statuses import OrderStatus, SessionStatus
 from common import money
 from common.clock import iso
 from web.pages.session import Attempt

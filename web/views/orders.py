@@ -8,7 +8,7 @@ from aiohttp import web
 
 from actors import messages as m
 from contract import api as contract
-from readmodel.order import OrderView
+from actors.views import OrderView
 from common import bounds, money
 from common.receipt_keys import receipt_url
 from web import bodies, lookups, order_filters

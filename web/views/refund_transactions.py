@@ -12,7 +12,7 @@ from common.clock import iso
 from web import bodies, destinations, lookups
 from web.commands import body, ids_of, submit
 from web.context import ctx
-from readmodel.lookups import CARD
+from actors.rules import CARD
 from web.render import refund_json, respond
 from web.route import Route
 

@@ -7,7 +7,7 @@ from aiohttp import web
 from actors import messages as m
 from contract import api as contract
 from common import merchants
-from readmodel.lookups import CARD
+from actors.rules import CARD
 from web import audit_trail, bodies, destinations, lookups
 from web.commands import body, ids_of, made_by, submit
 from web.context import caller, ctx

@@ -1,17 +1,18 @@
-"""Questions asked of an order, its refunds and its tokens, by the core and by readers alike: mixins over
-the fields the aggregate and its view share, so each rule is written once."""
+"""The order's domain rules (what it still owes, what may be refunded, whether a card refund waits for the
+provider, a token's status at a time) and its finders: mixins over the fields the state and its view share, so
+each rule is written once, in the core."""
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from readmodel.statuses import RefundStatus, SessionStatus, TokenStatus
+from actors.statuses import RefundStatus, SessionStatus, TokenStatus
 
 # The network name of the card rail: a payment or refund on it went through the merchant's card provider.
 CARD = "card"
 
 
-class OrderLookups:
+class OrderRules:
     __slots__ = ()
 
     @property
@@ -41,7 +42,7 @@ class OrderLookups:
         return next((t for t in self.tokens if t.token == token), None)
 
 
-class RefundLookups:
+class RefundRules:
     __slots__ = ()
 
     def attempt(self, network: str, tx_hash: str):
@@ -65,7 +66,7 @@ class RefundLookups:
             self.card_attempt_due is not None or any(a.status == "verifying" for a in self.attempts))
 
 
-class TokenLookups:
+class TokenRules:
     __slots__ = ()
 
     def status_at(self, now: datetime) -> TokenStatus:
