@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import email.message
+import secrets
 
 import msgspec
 import pytest
@@ -16,6 +17,10 @@ from tests.integration.helpers import QUICK, pay, quick
 from webhooks.receipt_mail import ReceiptMailer
 
 USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"
+
+# The session's stack is shared, and the mailer reads every event of its stream: each buyer's address is this
+# run's own, so no other test's order mails them.
+ANA, BEN, CY, DEE = (f"{name}.{secrets.token_hex(3)}@example.com" for name in ("ana", "ben", "cy", "dee"))
 
 
 @pytest.fixture
@@ -52,11 +57,11 @@ def _html(message: email.message.Message) -> str:
 
 async def test_the_receipt_is_mailed_when_paid_and_again_when_a_refund_is_executed(stack, merchant, mailer):
     receipts, inbox, key = mailer
-    status, created = await merchant.post(QUICK, {"amount": "10.00", "customer_email": "ana@example.com"})
+    status, created = await merchant.post(QUICK, {"amount": "10.00", "customer_email": ANA})
     assert status == 201, created
-    assert created["order"]["customer_email"] == "ana@example.com"
+    assert created["order"]["customer_email"] == ANA
     assert (await pay(merchant, created["order_id"], "10.00"))[0] == 201
-    [paid] = await delivered(receipts, inbox, "ana@example.com", 1)
+    [paid] = await delivered(receipts, inbox, ANA, 1)
     url = receipt_url(stack.settings, key, created["order_id"])
     assert paid["From"] == "receipts@shop.example" and "Acme" in paid["Subject"]
     assert "You paid 10.00 USD to Acme" in _text(paid) and url in _text(paid) and f'href="{url}"' in _html(paid)
@@ -67,12 +72,12 @@ async def test_the_receipt_is_mailed_when_paid_and_again_when_a_refund_is_execut
         "refund_token_address": USDT})
     assert status == 201, refund
     assert (await merchant.post(f"/b2b/v1/test-helpers/refunds/{refund['refund_id']}/execute", {}))[0] == 200
-    [_, refunded] = await delivered(receipts, inbox, "ana@example.com", 2)
+    [_, refunded] = await delivered(receipts, inbox, ANA, 2)
     assert refunded["Subject"].startswith("Refund from Acme") and "refunded 2.50 USD" in _text(refunded)
     await asyncio.sleep(0.1)
     await receipts.consume()
     await receipts.send_due()
-    assert len([m for m in inbox.messages if m["To"] == "ana@example.com"]) == 2  # each mail once
+    assert len([m for m in inbox.messages if m["To"] == ANA]) == 2  # each mail once
 
 
 async def test_an_order_without_an_address_mails_nothing(stack, merchant, mailer):
@@ -102,16 +107,16 @@ async def test_an_address_given_on_the_checkout_page_gets_the_receipt_and_is_nev
     receipts, inbox, _ = mailer
     created = await quick(merchant)
     page = f"{stack.base_url}/c/{created['session_key']}"
-    async with stack.http.post(f"{page}/receipt-email", data={"customer_email": "ben@example.com"},
+    async with stack.http.post(f"{page}/receipt-email", data={"customer_email": BEN},
                                allow_redirects=False) as resp:
         assert resp.status == 303 and resp.headers["Location"].endswith("?emailed=1")
     async with stack.http.get(page + "?emailed=1") as resp:
         text = await resp.text()
-        assert "ben@example.com" not in text and 'data-testid="receipt-email-given"' in text
+        assert BEN not in text and 'data-testid="receipt-email-given"' in text
     async with stack.http.get(page + "/status") as resp:
-        assert "ben@example.com" not in await resp.text()
+        assert BEN not in await resp.text()
     assert (await pay(merchant, created["order_id"], "10.00"))[0] == 201
-    [mail] = await delivered(receipts, inbox, "ben@example.com", 1)
+    [mail] = await delivered(receipts, inbox, BEN, 1)
     assert "10.00 USD" in _text(mail)
 
 
@@ -121,9 +126,9 @@ async def test_an_address_given_after_paying_gets_the_receipt_at_once(stack, mer
     assert (await pay(merchant, created["order_id"], "10.00"))[0] == 201
     await receipts.consume()  # the settled event passes with no address known
     async with stack.http.post(f"{stack.base_url}/c/{created['session_key']}/receipt-email",
-                               json={"customer_email": "cy@example.com"}) as resp:
+                               json={"customer_email": CY}) as resp:
         assert resp.status == 201
-    [mail] = await delivered(receipts, inbox, "cy@example.com", 1)
+    [mail] = await delivered(receipts, inbox, CY, 1)
     assert "You paid 10.00 USD" in _text(mail)
 
 
@@ -131,7 +136,7 @@ async def test_a_failed_send_is_kept_and_retried_later(stack, merchant, mailer):
     receipts, _inbox, key = mailer
     broken = ReceiptMailer(stack.pool, receipts.redis, receipts.keys, Mailer("smtp://127.0.0.1:9", "r@shop.example"),
                            receipts.settings, key, consumer="test")
-    status, created = await merchant.post(QUICK, {"amount": "3.00", "customer_email": "dee@example.com"})
+    status, created = await merchant.post(QUICK, {"amount": "3.00", "customer_email": DEE})
     assert (await pay(merchant, created["order_id"], "3.00"))[0] == 201
     for _ in range(50):
         await broken.consume()
@@ -142,4 +147,4 @@ async def test_a_failed_send_is_kept_and_retried_later(stack, merchant, mailer):
             break
         await asyncio.sleep(0.05)
     assert row["attempts"] == 1 and row["sent_at"] is None and row["due_at"] > stack.clock()
-    assert "dee@example.com" in row["last_error"]
+    assert DEE in row["last_error"]

@@ -74,8 +74,10 @@ async def test_a_terminated_lock_connection_hands_the_family_to_exactly_one_watc
                 lock_id)
             assert terminated
             cut = time.monotonic()
-            await _until(lambda: _none_holds(held), 5)  # the holder stopped
-            await _until(lambda: _one_holds(held), 10)  # and one of the two watches again
+            # The holder says it stopped (the other may take the lock at once: no moment of neither is promised),
+            # and one of the two watches again.
+            await _until(lambda: _said(tmp_path / f"{holder}.err", "the lock's connection is gone"), 5)
+            await _until(lambda: _one_holds(held), 10)
             handed_over_s = time.monotonic() - cut
 
             cluster.head += FINALIZED_DEPTH  # the refund's transfer is final now
@@ -91,16 +93,14 @@ async def test_a_terminated_lock_connection_hands_the_family_to_exactly_one_watc
         "SELECT count(*) FROM events WHERE order_id = $1 AND type = 'payment.refund.executed'", order_id)
     assert executed == 1
     assert (await api.read_refund(merchant, refund_id))["status"] == "EXECUTED"
-    log = (tmp_path / f"{holder}.err").read_text()
-    assert "the lock's connection is gone" in log, log[-3000:]
 
 
 async def _one_holds(held) -> bool:
     return sum((await held()).values()) == 1
 
 
-async def _none_holds(held) -> bool:
-    return sum((await held()).values()) == 0
+async def _said(log, line: str) -> bool:
+    return log.exists() and line in log.read_text()
 
 
 async def _refunded(pool, order_id: str) -> bool:
