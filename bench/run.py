@@ -50,7 +50,7 @@ from cryptography.fernet import Fernet
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import prefill, resources
+from bench import prefill, resources, walmap
 from bench.db_cap import DbCap
 from common import db, merchants
 from common.secrets import Vault
@@ -275,8 +275,14 @@ async def measure(name, procs, url, pair, args, conn: asyncpg.Connection, tag: s
     found = resources.verdict(used, args.seconds, psutil.cpu_count(), busy, args.db_cpus,
                               throttled.share if throttled else None)
     result["ran_out"], result["ran_out_detail"] = found.resource, found.text
-    wal = await conn.fetchval("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)", wal_from)
+    wal_to = await conn.fetchval("SELECT pg_current_wal_lsn()")
+    wal = await conn.fetchval("SELECT pg_wal_lsn_diff($2, $1)", wal_from, wal_to)
     result["wal_bytes_per_request"] = round(float(wal) / served)
+    if args.wal_by_relation:
+        shares = await walmap.wal_by_relation(conn, wal_from, wal_to)
+        say(f"{name:>9}: WAL by relation\n{walmap.table(shares, served)}")
+        result["wal_by_relation"] = {s.name: {"bytes": round(s.bytes / served), "fpi": round(s.fpi / served),
+                                              "records": round(s.records / served, 2)} for s in shares}
     # The primary's side: how many commits the load made and how fast it wrote WAL (docs/scaling.md).
     committed = await commits(conn) - commits_from
     result["commits_per_s"] = round(committed / args.seconds)
@@ -383,6 +389,8 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--prefill", type=int, default=0, metavar="N",
                         help="orders (with sessions and events, over 1,000 merchants) loaded before measuring")
     parser.add_argument("--json", action="store_true", help="print one JSON object of the figures")
+    parser.add_argument("--wal-by-relation", action="store_true",
+                        help="each round's WAL by table, index and TOAST (pg_walinspect, bench/walmap.py)")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--db-cpus", type=float, metavar="X",
                         help="hold the PostgreSQL server (postmaster and every backend) to X cores for both designs"
