@@ -64,10 +64,12 @@ async def wal_by_relation(conn: asyncpg.Connection, start: int | str, end: int |
     return sorted((Share(n, *t) for n, t in totals.items()), key=lambda s: -s.bytes)
 
 
-def _lsn(value: int | str) -> str:
-    if isinstance(value, int):  # asyncpg reads pg_lsn as the byte position
-        return f"{value >> 32:X}/{value & 0xFFFFFFFF:X}"
-    return value
+def _lsn(value: int | str) -> int:
+    """An LSN as asyncpg passes pg_lsn: its byte position (from "16/B374D848" as PostgreSQL prints it)."""
+    if isinstance(value, int):
+        return value
+    high, low = value.split("/")
+    return int(high, 16) << 32 | int(low, 16)
 
 
 def table(shares: list[Share], requests: int) -> str:
