@@ -174,7 +174,7 @@ def _ms(text: str) -> float:
 
 
 async def load(base_url: str, pair, args, seconds: float, tag: str, paid: list[str]) -> dict:
-    requests = Path(args.workdir) / f"requests-{tag}.tsv"
+    requests = Path(args.workdir) / f"requests-{args.db_name}-{tag}.tsv"  # runs side by side keep apart
     write_requests(requests, int(seconds * args.max_rate), pair, tag, paid, not args.no_keys)
     env = dict(os.environ, REQUESTS_FILE=str(requests), WRK_THREADS=str(args.threads), PUBLIC_KEY=pair.public_key)
     proc = await asyncio.create_subprocess_exec(
