@@ -289,6 +289,13 @@ async def measure(name, procs, url, pair, args, conn: asyncpg.Connection, tag: s
     result["requests_per_commit"] = round(served / max(committed, 1), 2)
     result["wal_mb_per_s"] = round(float(wal) / args.seconds / 2**20, 2)
     result["bytes_per_order"] = round(await bytes_per_order(conn, name))
+    if args.wal_by_relation:
+        own = [s for s in shares if not s.name.startswith("(")]
+        result["wal_bytes_per_request_own"] = round(sum(s.bytes for s in own) / served)  # no other database's
+        orders = max(await conn.fetchval(f'SELECT count(*) FROM "{SCHEMAS[name]}".orders'), 1)
+        result["bytes_per_order_by_relation"] = {
+            k: round(v / orders) for k, v in (await walmap.at_rest(conn, SCHEMAS[name])).items() if v / orders >= 1}
+        say(f"{name:>9}: bytes at rest per order by relation {result['bytes_per_order_by_relation']}")
     say(f"{name:>9}: {result['rps']:8.0f} req/s  p50 {result['p50_ms']:6.1f} ms  p99 {result['p99_ms']:6.1f} ms"
         f"  errors {result['errors']}  WAL B/request {result['wal_bytes_per_request']}"
         f"  B/order {result['bytes_per_order']}  peak RSS MB {result['rss_mb']}"
@@ -390,7 +397,8 @@ def arguments() -> argparse.Namespace:
                         help="orders (with sessions and events, over 1,000 merchants) loaded before measuring")
     parser.add_argument("--json", action="store_true", help="print one JSON object of the figures")
     parser.add_argument("--wal-by-relation", action="store_true",
-                        help="each round's WAL by table, index and TOAST (pg_walinspect, bench/walmap.py)")
+                        help="each round's WAL by table, index and TOAST (pg_walinspect, bench/walmap.py), and its"
+                             " bytes at rest per order by the same")
     parser.add_argument("--concurrency", type=int, default=64)
     parser.add_argument("--db-cpus", type=float, metavar="X",
                         help="hold the PostgreSQL server (postmaster and every backend) to X cores for both designs"

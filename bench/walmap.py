@@ -64,6 +64,22 @@ async def wal_by_relation(conn: asyncpg.Connection, start: int | str, end: int |
     return sorted((Share(n, *t) for n, t in totals.items()), key=lambda s: -s.bytes)
 
 
+# After a VACUUM: each table's heap, each index, and each table's TOAST (with its index) of a schema.
+_AT_REST = """
+SELECT c.relname AS name, pg_relation_size(c.oid) AS bytes FROM pg_class c
+WHERE c.relnamespace = $1::regnamespace AND c.relkind IN ('r', 'i')
+UNION ALL
+SELECT c.relname || ' (TOAST)', pg_total_relation_size(c.reltoastrelid) FROM pg_class c
+WHERE c.relnamespace = $1::regnamespace AND c.relkind = 'r' AND c.reltoastrelid <> 0
+"""
+
+
+async def at_rest(conn: asyncpg.Connection, schema: str) -> dict[str, int]:
+    """Bytes on disk of each table, index and TOAST of the schema, largest first, empty ones left out."""
+    rows = await conn.fetch(_AT_REST, schema)
+    return {r["name"]: r["bytes"] for r in sorted(rows, key=lambda r: -r["bytes"]) if r["bytes"]}
+
+
 def _lsn(value: int | str) -> int:
     """An LSN as asyncpg passes pg_lsn: its byte position (from "16/B374D848" as PostgreSQL prints it)."""
     if isinstance(value, int):
