@@ -5,6 +5,8 @@ in the same run, on the same machine, with the same load generator.
     python bench/run.py --against peer --json            # one JSON object: pipeline, peer, their rounds, ratio
     python bench/run.py --mix refunds                    # merchant refunds on paid orders beside new sessions, 1:1
     python bench/run.py --no-keys                        # requests without an Idempotency-Key
+    python bench/run.py --db-cpus 0.25                   # PostgreSQL held to a quarter of a core, the apps free
+    python bench/run.py --wal-by-relation                # each round's WAL and bytes at rest by table and index
     python bench/run.py --prefill 5000000                # first load 5M orders over 1,000 merchants (bench/prefill.py)
     python bench/run.py --against bare --no-keys         # the old bare baseline (one INSERT, bench/baseline.py)
     python bench/run.py --against none --rounds 10 --seconds 60 --retention 120   # Redis memory over 10 minutes
@@ -18,8 +20,12 @@ of its own unless --no-keys. Each design gets --rounds rounds, the designs takin
 started for it (the speed of a shared virtual machine drifts within minutes: turns give both the same drift); each
 round prints requests/s, p50, p99, peak RSS per process,
 CPU per request by process (PostgreSQL, Redis and wrk included), the WAL PostgreSQL wrote per request and, after a
-VACUUM of the design's tables, their size per order they hold; the report keeps every round and names the median
-one (by requests/s) the design's figures. The prefill fills the service's tables only: the peer's start empty.
+VACUUM of the design's tables, their size per order they hold, the machine's busy cores and which resource ran out
+(bench/resources.py: PostgreSQL at its quota, the shared cores, one process at a whole core, or none); the report
+keeps every round and names the median one (by requests/s) the design's figures. With --db-cpus X the PostgreSQL
+server (postmaster and every backend, other databases' included: it is one server) runs in a cgroup v1 cpu group
+with a quota of X cores for both designs, and is given back afterwards (bench/db_cap.py). The prefill fills the
+service's tables only: the peer's start empty.
 The load comes from wrk (`apt-get install wrk`) replaying pre-signed requests, so the load generator costs little
 CPU; each round signs its requests afresh (signatures are accepted once, within 300 s of their timestamp).
 """
