@@ -288,7 +288,7 @@ async def measure(name, procs, url, pair, args, conn: asyncpg.Connection, tag: s
     if args.wal_by_relation:
         try:
             shares = await walmap.wal_by_relation(conn, wal_from, wal_to)
-        except asyncpg.UndefinedFileError as exc:  # checkpoints (of other work, too) recycled the round's first segments
+        except asyncpg.UndefinedFileError as exc:  # checkpoints (other work's too) recycled its first segments
             say(f"{name:>9}: WAL by relation not read: {exc}")
         say(f"{name:>9}: WAL by relation\n{walmap.table(shares, served)}")
         result["wal_by_relation"] = {s.name: {"bytes": round(s.bytes / served), "fpi": round(s.fpi / served),
