@@ -178,7 +178,8 @@ _ARRAYS = Arrays()
 _PUBLISHED, _EVENT = _ARRAYS.add(PublishedRow), _ARRAYS.add(EventRow)
 # One statement writes the whole batch (one round trip, atomic on its own), each table fed by unnest() over
 # one array per column. The batch's outbox row is named by its first event and names its events, in order: their
-# public bytes are in `events` by the same commit, and copying them into the outbox too was an eighth of the WAL.
+# public bytes are in `events` by the same commit (copied into the outbox too, they were 3 % of the WAL of a keyed
+# quick session in large batches, compressed in TOAST, and 13 % in small ones).
 _COMMIT = f"""
 WITH new_events AS (
     INSERT INTO events ({names(EventRow)}) SELECT * FROM {_ARRAYS.unnest(EventRow)}
