@@ -99,19 +99,24 @@ def _cpu(proc: psutil.Process) -> float:
     return times.user + times.system
 
 
-def _shared_cpu(database: str) -> dict[str, float]:
-    """CPU seconds so far of the shared servers: PostgreSQL's split into the load's (the bench database's backends and
-    the server's own processes) and other databases' (other work on the same server, bench/resources.py)."""
-    totals = dict.fromkeys(SHARED, 0.0) | {"postgres_others": 0.0}
+def _shared_cpu(database: str) -> dict[int, tuple[str, float]]:
+    """CPU seconds so far of each shared server process, by pid, with its kind: PostgreSQL's split into the load's
+    (the bench database's backends and the server's own processes) and other databases' (other work on the same
+    server, bench/resources.py)."""
+    found = {}
     for proc in psutil.process_iter(["name", "cmdline"]):
         name = proc.info["name"]
         if name == "postgres":
             name = resources.postgres_share(" ".join(proc.info["cmdline"] or ()), database)
-        if name in totals:
-            totals[name] += _cpu(proc)
+        if name in SHARED or name == "postgres_others":
+            found[proc.pid] = (name, _cpu(proc))
+    return found
+
+
+def _wrk_cpu() -> float:
     # wrk has ended (and been waited for) by the time the run is read: it counts among finished children.
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return totals | {"wrk": children.ru_utime + children.ru_stime}
+    return children.ru_utime + children.ru_stime
 
 
 def _machine_busy() -> float:
@@ -126,12 +131,19 @@ class RssSampler:
         self.procs = {name: psutil.Process(p.pid) for name, p in procs.items()}
         self.database = database
         self.peak = {name: 0 for name in procs}
-        self.cpu_start = {name: _cpu(p) for name, p in self.procs.items()} | _shared_cpu(database)
+        self.cpu_start = {name: _cpu(p) for name, p in self.procs.items()} | {"wrk": _wrk_cpu()}
+        self.shared_start = _shared_cpu(database)
         self.machine_start, self.wall_start = _machine_busy(), time.monotonic()
 
     def cpu_used(self) -> dict[str, float]:
-        now = {name: _cpu(p) for name, p in self.procs.items()} | _shared_cpu(self.database)
-        return {name: now[name] - start for name, start in self.cpu_start.items()}
+        now = {name: _cpu(p) for name, p in self.procs.items()} | {"wrk": _wrk_cpu()}
+        used = {name: now[name] - start for name, start in self.cpu_start.items()}
+        # By pid: a backend that ended during the round takes its CPU with it (uncounted, not subtracted), and one
+        # that started in it counts from zero.
+        used |= dict.fromkeys((*SHARED, "postgres_others"), 0.0)
+        for pid, (kind, cpu) in _shared_cpu(self.database).items():
+            used[kind] += cpu - self.shared_start.get(pid, (kind, 0.0))[1]
+        return used
 
     def busy_cores(self) -> float:
         """The whole machine's busy CPUs since the start: the bench's processes and every other."""
