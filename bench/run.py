@@ -5,6 +5,8 @@ in the same run, on the same machine, with the same load generator.
     python bench/run.py --against peer --json            # one JSON object: pipeline, peer, their rounds, ratio
     python bench/run.py --mix refunds                    # merchant refunds on paid orders beside new sessions, 1:1
     python bench/run.py --no-keys                        # requests without an Idempotency-Key
+    python bench/run.py --db-cpus 0.25                   # PostgreSQL held to a quarter of a core, the apps free
+    python bench/run.py --wal-by-relation                # each round's WAL and bytes at rest by table and index
     python bench/run.py --prefill 5000000                # first load 5M orders over 1,000 merchants (bench/prefill.py)
     python bench/run.py --against bare --no-keys         # the old bare baseline (one INSERT, bench/baseline.py)
     python bench/run.py --against none --rounds 10 --seconds 60 --retention 120   # Redis memory over 10 minutes
@@ -18,8 +20,12 @@ of its own unless --no-keys. Each design gets --rounds rounds, the designs takin
 started for it (the speed of a shared virtual machine drifts within minutes: turns give both the same drift); each
 round prints requests/s, p50, p99, peak RSS per process,
 CPU per request by process (PostgreSQL, Redis and wrk included), the WAL PostgreSQL wrote per request and, after a
-VACUUM of the design's tables, their size per order they hold; the report keeps every round and names the median
-one (by requests/s) the design's figures. The prefill fills the service's tables only: the peer's start empty.
+VACUUM of the design's tables, their size per order they hold, the machine's busy cores and which resource ran out
+(bench/resources.py: PostgreSQL at its quota, the shared cores, one process at a whole core, or none); the report
+keeps every round and names the median one (by requests/s) the design's figures. With --db-cpus X the PostgreSQL
+server (postmaster and every backend, other databases' included: it is one server) runs in a cgroup v1 cpu group
+with a quota of X cores for both designs, and is given back afterwards (bench/db_cap.py). The prefill fills the
+service's tables only: the peer's start empty.
 The load comes from wrk (`apt-get install wrk`) replaying pre-signed requests, so the load generator costs little
 CPU; each round signs its requests afresh (signatures are accepted once, within 300 s of their timestamp).
 """
@@ -28,6 +34,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
 import re
@@ -49,7 +56,8 @@ from cryptography.fernet import Fernet
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import prefill
+from bench import prefill, resources, walmap
+from bench.db_cap import DbCap
 from common import db, merchants
 from common.secrets import Vault
 from streams import connection
@@ -91,27 +99,55 @@ def _cpu(proc: psutil.Process) -> float:
     return times.user + times.system
 
 
-def _shared_cpu() -> dict[str, float]:
-    totals = dict.fromkeys(SHARED, 0.0)
-    for proc in psutil.process_iter(["name"]):
-        if proc.info["name"] in totals:
-            totals[proc.info["name"]] += _cpu(proc)
+def _shared_cpu(database: str) -> dict[int, tuple[str, float]]:
+    """CPU seconds so far of each shared server process, by pid, with its kind: PostgreSQL's split into the load's
+    (the bench database's backends and the server's own processes) and other databases' (other work on the same
+    server, bench/resources.py)."""
+    found = {}
+    for proc in psutil.process_iter(["name", "cmdline"]):
+        name = proc.info["name"]
+        if name == "postgres":
+            name = resources.postgres_share(" ".join(proc.info["cmdline"] or ()), database)
+        if name in SHARED or name == "postgres_others":
+            found[proc.pid] = (name, _cpu(proc))
+    return found
+
+
+def _wrk_cpu() -> float:
     # wrk has ended (and been waited for) by the time the run is read: it counts among finished children.
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return totals | {"wrk": children.ru_utime + children.ru_stime}
+    return children.ru_utime + children.ru_stime
+
+
+def _machine_busy() -> float:
+    times = psutil.cpu_times()
+    return sum(times) - times.idle - getattr(times, "iowait", 0.0)
 
 
 class RssSampler:
     """Peak RSS of each process during the run, and the CPU seconds each (and each shared server) spent in it."""
 
-    def __init__(self, procs: dict[str, subprocess.Popen]):
+    def __init__(self, procs: dict[str, subprocess.Popen], database: str):
         self.procs = {name: psutil.Process(p.pid) for name, p in procs.items()}
+        self.database = database
         self.peak = {name: 0 for name in procs}
-        self.cpu_start = {name: _cpu(p) for name, p in self.procs.items()} | _shared_cpu()
+        self.cpu_start = {name: _cpu(p) for name, p in self.procs.items()} | {"wrk": _wrk_cpu()}
+        self.shared_start = _shared_cpu(database)
+        self.machine_start, self.wall_start = _machine_busy(), time.monotonic()
 
     def cpu_used(self) -> dict[str, float]:
-        now = {name: _cpu(p) for name, p in self.procs.items()} | _shared_cpu()
-        return {name: now[name] - start for name, start in self.cpu_start.items()}
+        now = {name: _cpu(p) for name, p in self.procs.items()} | {"wrk": _wrk_cpu()}
+        used = {name: now[name] - start for name, start in self.cpu_start.items()}
+        # By pid: a backend that ended during the round takes its CPU with it (uncounted, not subtracted), and one
+        # that started in it counts from zero.
+        used |= dict.fromkeys((*SHARED, "postgres_others"), 0.0)
+        for pid, (kind, cpu) in _shared_cpu(self.database).items():
+            used[kind] += cpu - self.shared_start.get(pid, (kind, 0.0))[1]
+        return used
+
+    def busy_cores(self) -> float:
+        """The whole machine's busy CPUs since the start: the bench's processes and every other."""
+        return (_machine_busy() - self.machine_start) / (time.monotonic() - self.wall_start)
 
     async def run(self, stop: asyncio.Event) -> None:
         while not stop.is_set():
@@ -156,7 +192,7 @@ def _ms(text: str) -> float:
 
 
 async def load(base_url: str, pair, args, seconds: float, tag: str, paid: list[str]) -> dict:
-    requests = Path(args.workdir) / f"requests-{tag}.tsv"
+    requests = Path(args.workdir) / f"requests-{args.db_name}-{tag}.tsv"  # runs side by side keep apart
     write_requests(requests, int(seconds * args.max_rate), pair, tag, paid, not args.no_keys)
     env = dict(os.environ, REQUESTS_FILE=str(requests), WRK_THREADS=str(args.threads), PUBLIC_KEY=pair.public_key)
     proc = await asyncio.create_subprocess_exec(
@@ -228,33 +264,65 @@ async def commits(conn: asyncpg.Connection) -> int:
     return await conn.fetchval("SELECT xact_commit FROM pg_stat_database WHERE datname = current_database()")
 
 
-async def measure(name, procs, url, pair, args, conn: asyncpg.Connection, tag: str, paid: list[str]) -> dict:
+async def measure(name, procs, url, pair, args, conn: asyncpg.Connection, tag: str, paid: list[str],
+                  cap: DbCap | None) -> dict:
     """One round of a design: a short warm-up, then --seconds of load from just after a checkpoint."""
     await load(url, pair, args, 2, f"{tag}-warm", paid)
     wal_from = await checkpoint(conn)
     commits_from = await commits(conn)
     stop = asyncio.Event()
-    sampler = RssSampler(procs)
+    sampler = RssSampler(procs, args.db_name)
+    throttled_from = cap.stat() if cap else None
     sampling = asyncio.create_task(sampler.run(stop))
     result = await load(url, pair, args, args.seconds, tag, paid)
     stop.set()
     await sampling
+    busy = sampler.busy_cores()
+    used = sampler.cpu_used()
+    throttled = cap.stat().since(throttled_from) if cap else None
     result["rss_mb"] = {k: round(v / 2**20, 1) for k, v in sampler.peak.items()}
     served = max(result["requests"], 1)
-    result["cpu_ms_per_request"] = {k: round(1000 * v / served, 3) for k, v in sampler.cpu_used().items()}
+    ours = {k: v for k, v in used.items() if k != "postgres_others"}  # other databases' work is not the design's
+    result["cpu_ms_per_request"] = {k: round(1000 * v / served, 3) for k, v in ours.items()}
     result["cpu_ms_per_request"]["all"] = round(sum(result["cpu_ms_per_request"].values()), 3)
-    wal = await conn.fetchval("SELECT pg_wal_lsn_diff(pg_current_wal_lsn(), $1)", wal_from)
+    result["cpu_ms_per_request_by_kind"] = {k: round(1000 * v / served, 3) for k, v in resources.by_kind(ours).items()}
+    result["cores_used"] = {k: round(v / args.seconds, 2) for k, v in resources.by_kind(used).items()}
+    result["busy_cores"] = round(busy, 2)
+    if throttled is not None:
+        result["db_throttled_share"] = round(throttled.share, 3)
+    found = resources.verdict(used, args.seconds, psutil.cpu_count(), busy, args.db_cpus,
+                              throttled.share if throttled else None)
+    result["ran_out"], result["ran_out_detail"] = found.resource, found.text
+    wal_to = await conn.fetchval("SELECT pg_current_wal_lsn()")
+    wal = await conn.fetchval("SELECT pg_wal_lsn_diff($2, $1)", wal_from, wal_to)
     result["wal_bytes_per_request"] = round(float(wal) / served)
+    shares = []
+    if args.wal_by_relation:
+        try:
+            shares = await walmap.wal_by_relation(conn, wal_from, wal_to)
+        except asyncpg.UndefinedFileError as exc:  # checkpoints (other work's too) recycled its first segments
+            say(f"{name:>9}: WAL by relation not read: {exc}")
+        say(f"{name:>9}: WAL by relation\n{walmap.table(shares, served)}")
+        result["wal_by_relation"] = {s.name: {"bytes": round(s.bytes / served), "fpi": round(s.fpi / served),
+                                              "records": round(s.records / served, 2)} for s in shares}
     # The primary's side: how many commits the load made and how fast it wrote WAL (docs/scaling.md).
     committed = await commits(conn) - commits_from
     result["commits_per_s"] = round(committed / args.seconds)
     result["requests_per_commit"] = round(served / max(committed, 1), 2)
     result["wal_mb_per_s"] = round(float(wal) / args.seconds / 2**20, 2)
     result["bytes_per_order"] = round(await bytes_per_order(conn, name))
+    if args.wal_by_relation:
+        own = [s for s in shares if not s.name.startswith("(")]
+        if own:
+            result["wal_bytes_per_request_own"] = round(sum(s.bytes for s in own) / served)  # no other database's
+        orders = max(await conn.fetchval(f'SELECT count(*) FROM "{SCHEMAS[name]}".orders'), 1)
+        result["bytes_per_order_by_relation"] = {
+            k: round(v / orders) for k, v in (await walmap.at_rest(conn, SCHEMAS[name])).items() if v / orders >= 1}
+        say(f"{name:>9}: bytes at rest per order by relation {result['bytes_per_order_by_relation']}")
     say(f"{name:>9}: {result['rps']:8.0f} req/s  p50 {result['p50_ms']:6.1f} ms  p99 {result['p99_ms']:6.1f} ms"
         f"  errors {result['errors']}  WAL B/request {result['wal_bytes_per_request']}"
         f"  B/order {result['bytes_per_order']}  peak RSS MB {result['rss_mb']}"
-        f"  CPU ms/request {result['cpu_ms_per_request']}")
+        f"  CPU ms/request {result['cpu_ms_per_request_by_kind']}  ran out: {found.text}")
     return result
 
 
@@ -270,7 +338,8 @@ class Design(NamedTuple):
 
 
 async def alternate(designs: list[Design], env: dict, pair, args, conn: asyncpg.Connection,
-                    running: dict[str, subprocess.Popen], after_round=None) -> dict[str, list[dict]]:
+                    running: dict[str, subprocess.Popen], after_round=None, cap: DbCap | None = None
+                    ) -> dict[str, list[dict]]:
     """--rounds rounds of each design, the designs taking turns, each round on processes started for it: the speed
     of a shared virtual machine drifts by tens of percent within minutes, and turns give both designs the same
     drift. With the refund mix, every round of a design refunds the same paid orders, paid in its first round."""
@@ -289,7 +358,7 @@ async def alternate(designs: list[Design], env: dict, pair, args, conn: asyncpg.
                     paid[design.name] = (await paid_orders(design.url, pair, PAID_ORDERS) if args.mix == "refunds"
                                          else [])
                 figures[design.name].append(await measure(design.name, procs, design.url, pair, args, conn,
-                                                          f"{design.name}-{n}", paid[design.name]))
+                                                          f"{design.name}-{n}", paid[design.name], cap))
             finally:
                 stop(procs)
         if after_round is not None:
@@ -350,7 +419,13 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--prefill", type=int, default=0, metavar="N",
                         help="orders (with sessions and events, over 1,000 merchants) loaded before measuring")
     parser.add_argument("--json", action="store_true", help="print one JSON object of the figures")
+    parser.add_argument("--wal-by-relation", action="store_true",
+                        help="each round's WAL by table, index and TOAST (pg_walinspect, bench/walmap.py), and its"
+                             " bytes at rest per order by the same")
     parser.add_argument("--concurrency", type=int, default=64)
+    parser.add_argument("--db-cpus", type=float, metavar="X",
+                        help="hold the PostgreSQL server (postmaster and every backend) to X cores for both designs"
+                             " (a cgroup v1 cpu quota; needs root), and give it back afterwards")
     parser.add_argument("--seconds", type=float, default=15)
     parser.add_argument("--workers", type=int, default=1, help="actor worker processes of the pipeline")
     parser.add_argument("--web", type=int, default=2,
@@ -377,14 +452,14 @@ def arguments() -> argparse.Namespace:
 async def main() -> None:
     args = arguments()
     run = secrets.token_hex(3)
-    name = args.database or f"svc_bench_{run}"
+    name = args.db_name = args.database or f"svc_bench_{run}"
     admin = await asyncpg.connect(args.admin_url)
     if not args.database:
         await admin.execute(f'CREATE DATABASE "{name}"')
     database_url = args.admin_url.rsplit("/", 1)[0] + "/" + name
     master = Fernet.generate_key().decode()
     report: dict = {"concurrency": args.concurrency, "seconds": args.seconds, "rounds": args.rounds, "mix": args.mix,
-                    "keyed": not args.no_keys}
+                    "keyed": not args.no_keys, "db_cpus": args.db_cpus, "load_before": os.getloadavg()}
     running: dict[str, subprocess.Popen] = {}
     conn = None
     try:
@@ -435,11 +510,19 @@ async def main() -> None:
         async def memory(n: int) -> None:
             say(f"redis used_memory after round {n + 1} of {args.rounds}: {await redis_memory(args.redis_url)}")
 
-        for design, figures in (await alternate(designs, env, pair, args, conn, running, memory)).items():
+        cap = None
+        if args.db_cpus:
+            cap = DbCap.of_server(await admin.fetchval("SHOW data_directory"), args.db_cpus)
+            say(f"PostgreSQL held to {args.db_cpus:g} cores (cgroup {cap.group})")
+        with cap or contextlib.nullcontext():
+            rounds = await alternate(designs, env, pair, args, conn, running, memory, cap)
+        for design, figures in rounds.items():
             record(design, figures)
         if args.against != "none":
             report["ratio"] = round(report["pipeline"]["rps"] / report[args.against]["rps"], 3)
             say(f"pipeline / {args.against} throughput: {report['ratio']:.2f}")
+        report["load_after"] = os.getloadavg()
+        say(f"load average before {report['load_before']}, after {report['load_after']}")
         if args.json:
             print(json.dumps(report))
     finally:

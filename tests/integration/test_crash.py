@@ -18,6 +18,7 @@ from aiohttp.test_utils import TestServer
 
 from common import merchants
 from common.secrets import Vault
+from streams.names import Keys
 from tests.support import crashing
 from tests.integration.helpers import USDT
 from testkit.signed import Signed
@@ -79,7 +80,8 @@ async def _answer_or_retry(client, first, method, path, payload, key):
     return status, body
 
 
-async def test_killed_after_commit_before_ack_applies_nothing_twice(isolated, pool):
+async def test_killed_after_commit_before_ack_applies_nothing_twice_and_its_events_still_reach_the_stream(
+        isolated, pool, redis):
     client, start_worker, _ = isolated
     doomed = start_worker("after_commit")
     request = asyncio.create_task(client.post("/b2b/v1/checkout-sessions/quick", {"amount": "7.00"},
@@ -90,9 +92,17 @@ async def test_killed_after_commit_before_ack_applies_nothing_twice(isolated, po
                                           {"amount": "7.00"}, "crash-1")
     assert status == 201, body
     assert await pool.fetchval("SELECT count(*) FROM orders WHERE merchant_id = $1", client.merchant_id) == 1
-    types = [r["type"] for r in await pool.fetch(
-        "SELECT type FROM events WHERE order_id = $1 ORDER BY seq", body["order_id"])]
-    assert types == ["order.created", "checkout_session.created"]
+    stored = await pool.fetch("SELECT type, public FROM events WHERE order_id = $1 ORDER BY seq", body["order_id"])
+    assert [r["type"] for r in stored] == ["order.created", "checkout_session.created"]
+    # The dead worker never published them: the next one's outbox sweep does, with the bytes the events API serves.
+    events = Keys(isolated.settings.redis_prefix, isolated.settings.partitions).events
+    published: list[bytes] = []
+    for _ in range(400):  # the sweep takes batches 5 s old, every 2 s
+        published = [bytes(fields[b"e"]) for _, fields in await redis.xrange(events)]
+        if len(published) >= len(stored):
+            break
+        await asyncio.sleep(0.05)
+    assert [p for p in published if p in {bytes(r["public"]) for r in stored}] == [bytes(r["public"]) for r in stored]
 
 
 @pytest.mark.parametrize("crash_point", ["before_commit", "commit_in_flight"])

@@ -71,3 +71,26 @@ async def test_sweep_leaves_a_batch_still_being_published(stack, redis, own_keys
     finally:
         await stack.pool.execute("DELETE FROM outbox WHERE batch_id = 'evt_in_flight'")
         await sweeper.crew.pipeliner.stop()
+
+
+async def test_sweep_publishes_the_public_bytes_of_the_events_a_batch_names_in_its_order(stack, merchant, redis,
+                                                                                         own_keys):
+    keys = own_keys
+    created = [await quick(merchant) for _ in range(2)]
+    stored = await stack.pool.fetch(
+        "SELECT event_id, public FROM events WHERE order_id = ANY($1) ORDER BY order_id DESC, seq",
+        [c["order_id"] for c in created])
+    named = [r["event_id"] for r in stored]  # not the order they were committed in: the row's order is kept
+    batch = f"evt_named_{secrets.token_hex(3)}"
+    await stack.pool.execute("INSERT INTO outbox (batch_id, event_ids, created_at) VALUES ($1, $2, $3)",
+                             batch, named, utcnow() - timedelta(seconds=30))
+    sweeper = Worker(stack.pool, redis, keys, "test-sweeper")
+    try:
+        assert await sweeper.outbox.sweep(min_age_s=5) >= 1
+        published = [bytes(fields[b"e"]) for _, fields in await redis.xrange(keys.events)]
+        ours = [p for p in published if msgspec.json.decode(p)["id"] in named]
+        assert ours == [bytes(r["public"]) for r in stored]
+        assert await stack.pool.fetchval("SELECT count(*) FROM outbox WHERE batch_id = $1", batch) == 0
+    finally:
+        await sweeper.crew.pipeliner.stop()
+
