@@ -23,7 +23,7 @@ from cards import accounts, amounts
 from cards.events import refund_reported
 from cards.provider import AccountRefused, CardProvider, ProviderRefused, ProviderUnavailable, RefundFact
 from cards.providers import open_provider
-from common import clock_offset, db, faults, logs, probes, wiring
+from common import db, faults, logs, wiring
 from common.clock_offset import ClockOffset
 from common.clock import Clock, utcnow
 from common.config import Settings
@@ -163,21 +163,15 @@ async def serve(settings: Settings, stop: asyncio.Event, interval_s: float = 2.0
         bus = CommandBus(wired.redis, wired.keys, f"cards-{socket.gethostname()}-{os.getpid()}",
                          settings.reply_timeout_s)
         await bus.start()
-        offset = ClockOffset(wired.redis, "cards", clock_offset.bound_s(settings.command_max_skew_s))
-
-        async def send() -> None:
-            logs.announce(log, f"cards: sending card refunds to the providers every {interval_s} s")
-            await Sender(wired.pool, wired.vault, bus, settings, offset=offset).run(stop, interval_s)
-
         try:
-            checks = dict(probes.basics(wired.pool, wired.redis), clock=probes.clock(offset))
-            async with probes.serving("cards", settings.host, settings.metrics_port, checks):
-                if not (await wired.start("cards", stop, offset.check))[0]:
+            async with wired.measured("cards", stop) as offset:
+                if offset is None:
                     return
-                measuring = asyncio.create_task(offset.keep_checked(stop))
-                try:
-                    await db.hold_lock(wired.pool, _LOCK, stop, "cards", send)
-                finally:
-                    await measuring
+
+                async def send() -> None:
+                    logs.announce(log, f"cards: sending card refunds to the providers every {interval_s} s")
+                    await Sender(wired.pool, wired.vault, bus, settings, offset=offset).run(stop, interval_s)
+
+                await db.hold_lock(wired.pool, _LOCK, stop, "cards", send)
         finally:
             await bus.stop()

@@ -20,7 +20,7 @@ from chain_watchers import discovery, follow
 from chain_watchers.heads import Heads
 from chain_watchers.registry import FAMILIES, Network, Registry, load_registry
 from chain_watchers.watch import AdapterFactory, Bus, Watch, WatchOptions
-from common import backoff, clock_offset, db, logs, metrics, probes, wiring
+from common import backoff, db, logs, metrics, wiring
 from common.clock_offset import ClockOffset
 from common.clock import Clock, utcnow
 from common.config import Settings
@@ -192,23 +192,19 @@ async def serve(settings: Settings, family: str, stop: asyncio.Event) -> None:
         consumer = f"watch-{family}-{socket.gethostname()}-{os.getpid()}"
         bus = CommandBus(wired.redis, wired.keys, consumer, settings.reply_timeout_s)
         await bus.start()
-        offset = ClockOffset(wired.redis, what, clock_offset.bound_s(settings.command_max_skew_s))
-        watcher = Watcher(family, registry, wired.pool, bus, options=WatchOptions.from_env(), offset=offset)
-
-        async def watch() -> None:
-            logs.announce(log, f"watch: {family} watcher on {', '.join(n.slug for n in watcher.networks)}")
-            await watcher.run(stop)
-
         try:
-            checks = dict(probes.basics(wired.pool, wired.redis), clock=probes.clock(offset))
-            async with probes.serving(what, settings.host, settings.metrics_port, checks):
-                if not (await wired.start(what, stop, offset.check))[0]:
+            async with wired.measured(what, stop) as offset:
+                if offset is None:
                     return
-                measuring = asyncio.create_task(offset.keep_checked(stop))
+                watcher = Watcher(family, registry, wired.pool, bus, options=WatchOptions.from_env(), offset=offset)
+
+                async def watch() -> None:
+                    logs.announce(log, f"watch: {family} watcher on {', '.join(n.slug for n in watcher.networks)}")
+                    await watcher.run(stop)
+
                 try:
                     await db.hold_lock(wired.pool, _LOCK + FAMILIES.index(family), stop, what, watch)
                 finally:
-                    await measuring
+                    await watcher.close()
         finally:
-            await watcher.close()
             await bus.stop()

@@ -20,7 +20,8 @@ from typing import TypeVar
 
 import asyncpg
 
-from common import backoff, db, faults
+from common import backoff, clock_offset, db, faults, probes
+from common.clock_offset import ClockOffset
 from common.config import Settings
 from common.secrets import Vault, master_keys
 from streams import connection
@@ -47,6 +48,27 @@ class Wired:
         # Opened on first use: with no configured key it reads (or makes) the data folder's key file, which the
         # processes that hold no secrets (scheduler, watchers, actors) have no business touching.
         return vault(self.settings)
+
+    def clock(self, process: str) -> ClockOffset:
+        """The process's clock against Redis's, bounded by a share of COMMAND_MAX_SKEW_S (common/clock_offset.py)."""
+        return ClockOffset(self.redis, process, clock_offset.bound_s(self.settings.command_max_skew_s))
+
+    @asynccontextmanager
+    async def measured(self, process: str, stop: asyncio.Event) -> AsyncIterator[ClockOffset | None]:
+        """The process's probes (PostgreSQL, Redis, its clock) on METRICS_PORT while the block runs. The block gets
+        the clock once both dependencies answer and it is measured, and it is measured again every few seconds
+        until `stop`; it gets None when `stop` came first."""
+        offset = self.clock(process)
+        checks = dict(probes.basics(self.pool, self.redis), clock=probes.clock(offset))
+        async with probes.serving(process, self.settings.host, self.settings.metrics_port, checks):
+            if not (await self.start(process, stop, offset.check))[0]:
+                yield None
+                return
+            measuring = asyncio.create_task(offset.keep_checked(stop))
+            try:
+                yield offset
+            finally:
+                await measuring
 
     async def start(self, process: str, stop: asyncio.Event,
                     start: Callable[[], Awaitable[T]] | None = None) -> tuple[bool, T | None]:

@@ -20,8 +20,7 @@ from actors import gauges
 from actors.bus import CommandBus
 from actors.applier import BatchHooks
 from actors.worker import Worker
-from common import clock_offset, db, logs, probes, wiring
-from common.clock_offset import ClockOffset
+from common import db, logs, probes, wiring
 from common.config import Settings
 from service.scheduler import Timers, start
 
@@ -58,7 +57,7 @@ async def _actors(settings: Settings, hooks: BatchHooks | None) -> None:
     async with wiring.opened(settings, pool_max=4, server_settings=db.ACTOR_SETTINGS) as wired:
         pool, redis, keys = wired.pool, wired.redis, wired.keys
         worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-        clock = _clock(wired, "actors")
+        clock = wired.clock("actors")
         worker = Worker(pool, redis, keys, worker_id,
                         settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes,
                         max_deliveries=settings.command_max_deliveries, retention_s=settings.stream_retention_s,
@@ -85,27 +84,18 @@ def run_actors(settings: Settings, hooks: BatchHooks | None = None) -> None:
 
 async def _scheduler(settings: Settings) -> None:
     stop = wiring.stop_event()
-    async with wiring.opened(settings, pool_max=2) as wired:
-        clock = _clock(wired, "scheduler")
-        checks = dict(probes.basics(wired.pool, wired.redis), clock=probes.clock(clock))
-        async with probes.serving("scheduler", settings.host, settings.metrics_port, checks):
-            if not (await wired.start("scheduler", stop, clock.check))[0]:
-                return
-            bus = CommandBus(wired.redis, wired.keys, "scheduler", settings.reply_timeout_s)
-            await bus.start()
-            measuring = asyncio.create_task(clock.keep_checked(stop))
-            scheduler = start(Timers(wired.pool, bus, offset=clock), settings.scheduler_interval_s)
-            logs.announce(log, f"scheduler: sweeping due timers every {settings.scheduler_interval_s} s")
-            try:
-                await stop.wait()
-            finally:
-                scheduler.shutdown(wait=False)
-                await measuring
-                await bus.stop()
-
-
-def _clock(wired: wiring.Wired, process: str) -> ClockOffset:
-    return ClockOffset(wired.redis, process, clock_offset.bound_s(wired.settings.command_max_skew_s))
+    async with wiring.opened(settings, pool_max=2) as wired, wired.measured("scheduler", stop) as clock:
+        if clock is None:
+            return
+        bus = CommandBus(wired.redis, wired.keys, "scheduler", settings.reply_timeout_s)
+        await bus.start()
+        scheduler = start(Timers(wired.pool, bus, offset=clock), settings.scheduler_interval_s)
+        logs.announce(log, f"scheduler: sweeping due timers every {settings.scheduler_interval_s} s")
+        try:
+            await stop.wait()
+        finally:
+            scheduler.shutdown(wait=False)
+            await bus.stop()
 
 
 def run_scheduler(settings: Settings) -> None:

@@ -10,8 +10,7 @@ import secrets
 from aiohttp import web
 
 from actors.bus import CommandBus
-from common import clock_offset, wiring
-from common.clock_offset import ClockOffset
+from common import wiring
 from common.clock import Clock, utcnow
 from common.config import Settings
 from common.secrets import derived_keys
@@ -62,7 +61,7 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
         async with wiring.opened(settings, pool_max=20, redis_connections=200) as wired:
             bus = CommandBus(wired.redis, wired.keys, f"web-{secrets.token_hex(6)}", settings.reply_timeout_s)
             await bus.start()
-            offset = ClockOffset(wired.redis, "web", clock_offset.bound_s(settings.command_max_skew_s))
+            offset = wired.clock("web")
             context = app[CONTEXT] = Context(settings, wired.pool, wired.redis, wired.keys, wired.vault, bus, offset,
                                              clock=clock)
             stop = asyncio.Event()
