@@ -35,8 +35,8 @@ def settings(settings, localstripe):
 
 
 async def test_actors_killed_after_the_provider_answered_leave_exactly_one_provider_refund(
-        isolated, pool, localstripe):  # noqa: F811
-    client, start_worker, own = isolated
+        isolated, localstripe):  # noqa: F811
+    client, start_worker, own, pool = isolated
     healthy = start_worker()
     whsec = f"whsec_{secrets.token_hex(16)}"
     status, body = await client.patch(f"/b2b/v1/merchants/{client.merchant_id}/settings", {"card": {

@@ -13,12 +13,14 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import aiohttp
+import asyncpg
 import pytest
 from aiohttp.test_utils import TestServer
 
-from common import merchants
+from common import db, merchants
 from common.secrets import Vault
 from streams.names import Keys
+from tests.conftest import database
 from tests.support import crashing
 from tests.integration.helpers import USDT
 from testkit.signed import Signed
@@ -31,36 +33,44 @@ class Isolated(NamedTuple):
     client: Signed
     start_worker: Callable[..., subprocess.Popen]
     settings: object  # its own Redis prefix: a bus of a test's own reaches its workers there
+    pool: asyncpg.Pool  # on its own database: no other test's worker sweeps its outbox
 
 
 @pytest.fixture
-async def isolated(settings, pool):
-    """A web server and worker processes on a Redis prefix of their own (no in-process worker)."""
-    own = settings.__class__(**{**{f: getattr(settings, f) for f in settings.__struct_fields__},
-                                "redis_prefix": f"{settings.redis_prefix}crash{secrets.token_hex(3)}:",
-                                "partitions": 2, "lease_ttl_ms": 1000, "reply_timeout_s": 8.0})
-    server = TestServer(init_app(own))
-    await server.start_server()
-    http = aiohttp.ClientSession()
-    pair = await merchants.create(pool, Vault(own.master_key.encode()), "Crash")
-    client = Signed(http, str(server.make_url("")).rstrip("/"), pair.public_key, pair.secret_key, pair.merchant_id)
-    procs: list[subprocess.Popen] = []
+async def isolated(settings):
+    """A web server and worker processes on a database and a Redis prefix of their own (no in-process worker)."""
+    async with database(f"svc_crash_{secrets.token_hex(4)}") as url:
+        own = settings.__class__(**{**{f: getattr(settings, f) for f in settings.__struct_fields__},
+                                    "database_url": url,
+                                    "redis_prefix": f"{settings.redis_prefix}crash{secrets.token_hex(3)}:",
+                                    "partitions": 2, "lease_ttl_ms": 1000, "reply_timeout_s": 8.0})
+        pool = await db.connect(url, min_size=1, max_size=4)
+        server = TestServer(init_app(own))
+        await server.start_server()
+        http = aiohttp.ClientSession()
+        pair = await merchants.create(pool, Vault(own.master_key.encode()), "Crash")
+        client = Signed(http, str(server.make_url("")).rstrip("/"), pair.public_key, pair.secret_key,
+                        pair.merchant_id)
+        procs: list[subprocess.Popen] = []
 
-    def start_worker(crash_point: str = "") -> subprocess.Popen:
-        env = dict(os.environ, DATABASE_URL=own.database_url, REDIS_URL=own.redis_url, REDIS_PREFIX=own.redis_prefix,
-                   PARTITIONS=str(own.partitions), LEASE_TTL_MS=str(own.lease_ttl_ms),
-                   SERVICE_MASTER_KEY=own.master_key, LOG_LEVEL="WARNING")
-        proc = subprocess.Popen(crashing.command("actors", crash_point), env=env, cwd=ROOT)
-        procs.append(proc)
-        return proc
+        def start_worker(crash_point: str = "") -> subprocess.Popen:
+            env = dict(os.environ, DATABASE_URL=own.database_url, REDIS_URL=own.redis_url,
+                       REDIS_PREFIX=own.redis_prefix, PARTITIONS=str(own.partitions),
+                       LEASE_TTL_MS=str(own.lease_ttl_ms), SERVICE_MASTER_KEY=own.master_key, LOG_LEVEL="WARNING")
+            proc = subprocess.Popen(crashing.command("actors", crash_point), env=env, cwd=ROOT)
+            procs.append(proc)
+            return proc
 
-    yield Isolated(client, start_worker, own)
-    for proc in procs:
-        if proc.poll() is None:
-            proc.terminate()
-            proc.wait(10)
-    await http.close()
-    await server.close()
+        try:
+            yield Isolated(client, start_worker, own, pool)
+        finally:
+            for proc in procs:
+                if proc.poll() is None:
+                    proc.terminate()
+                    proc.wait(10)
+            await http.close()
+            await server.close()
+            await pool.close()
 
 
 async def _exited(proc: subprocess.Popen, timeout: float = 15) -> int:
@@ -81,8 +91,8 @@ async def _answer_or_retry(client, first, method, path, payload, key):
 
 
 async def test_killed_after_commit_before_ack_applies_nothing_twice_and_its_events_still_reach_the_stream(
-        isolated, pool, redis):
-    client, start_worker, _ = isolated
+        isolated, redis):
+    client, start_worker, _, pool = isolated
     doomed = start_worker("after_commit")
     request = asyncio.create_task(client.post("/b2b/v1/checkout-sessions/quick", {"amount": "7.00"},
                                               headers={"Idempotency-Key": "crash-1"}))
@@ -108,8 +118,8 @@ async def test_killed_after_commit_before_ack_applies_nothing_twice_and_its_even
 
 
 @pytest.mark.parametrize("crash_point", ["before_commit", "commit_in_flight"])
-async def test_killed_around_its_commit_loses_nothing_and_applies_nothing_twice(isolated, pool, crash_point):
-    client, start_worker, _ = isolated
+async def test_killed_around_its_commit_loses_nothing_and_applies_nothing_twice(isolated, crash_point):
+    client, start_worker, _, pool = isolated
     healthy = start_worker()
     status, created = await client.post("/b2b/v1/checkout-sessions/quick", {"amount": "7.00"})
     assert status == 201
