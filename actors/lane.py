@@ -177,8 +177,8 @@ class Lane:
         except Fenced as fenced:
             # Nothing of the batch was written: its entries stay pending, for the holder, or for this lane where
             # its partitions are still its own.
-            crew.tenure.refused(fenced)
-            crew.reclaim |= read_from - fenced.partitions
+            crew.tenure.refused(fenced, held)
+            crew.reclaim |= read_from
             return
         if refused:
             applied = iter(outcomes)

@@ -60,12 +60,14 @@ class Tenure:
         for task in self._reads:
             task.cancel()
 
-    def refused(self, fenced: Fenced) -> None:
-        """PostgreSQL refused a commit: another worker holds a newer epoch on these partitions. They are dropped now
-        and their leases given up by the next refresh."""
-        log.warning("worker %s: commit refused, partitions %s are held by a newer lease epoch; dropping them "
+    def refused(self, fenced: Fenced, held: Mapping[int, int]) -> None:
+        """PostgreSQL refused a commit made under the epochs `held`: another worker holds a newer epoch on these
+        partitions. Those still served under the refused epoch are dropped now, and their leases given up by the
+        next refresh; one this worker holds anew already, under a newer epoch of its own, stays."""
+        stale = {p for p in fenced.partitions if self.epochs.get(p) == held[p]}
+        log.warning("worker %s: commit refused, partitions %s are held under a newer lease epoch; dropping %s "
                     "(the batch was rolled back and stays pending for their holder)", self.worker_id,
-                    sorted(fenced.partitions))
+                    sorted(fenced.partitions), sorted(stale))
         metrics.FENCED.inc()
-        self.fenced |= {p: self.epochs.get(p, 0) for p in fenced.partitions}
-        self.serving -= fenced.partitions
+        self.fenced |= {p: held[p] for p in stale}
+        self.serving -= stale

@@ -117,10 +117,9 @@ class Worker:
                     if time.monotonic() - trimmed_at >= TRIM_EVERY_S:
                         trimmed_at = time.monotonic()
                         await self._trim()
-            except faults.UNAVAILABLE as exc:
-                log.warning("worker %s: leases not renewed (%s); retrying", self.worker_id, exc)
-            except TimeoutError:
-                pass
+            except faults.UNAVAILABLE as exc:  # a TimeoutError too: the leases' time ran out
+                if self._until_lapse() != 0:  # past it, the lapse says why
+                    log.warning("worker %s: leases not renewed (%r); retrying", self.worker_id, exc)
             if self._until_lapse() == 0:
                 self._lapse()
             try:

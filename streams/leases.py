@@ -65,6 +65,8 @@ class Leases:
             await self.redis.eval(_RELEASE, 1, self.keys.lease(p), self.worker_id)
             self.owned.discard(p)
             lost.add(p)
+        for p in lost:
+            self.epochs.pop(p, None)
 
         gained = set()
         for p in range(self.keys.partitions):
@@ -78,8 +80,6 @@ class Leases:
                 self.owned.add(p)
                 self.epochs[p] = int(epoch)
                 gained.add(p)
-        for p in lost:
-            self.epochs.pop(p, None)
         self.valid_until = sent + self.ttl_ms / 1000
         return gained, lost
 
