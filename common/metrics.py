@@ -31,7 +31,8 @@ COMMAND_ROUND_TRIP = Histogram("command_round_trip_seconds",
 
 BATCH_SIZE = Histogram("actor_batch_size", "Stream entries a lane handled in one batch",
                        buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
-COMMIT_DURATION = Histogram("actor_commit_seconds", "Time of a batch's one-statement commit to PostgreSQL",
+COMMIT_DURATION = Histogram("actor_commit_seconds",
+                            "Time of a batch's commit transaction (fence check and statement) in PostgreSQL",
                             buckets=_LATENCY)
 COMMANDS = Counter("actor_commands", "Commands a worker finished, by outcome", ["outcome"])
 BATCHES = Counter("actor_batches", "Batches a worker committed or tried to: `at_once` (every order held or created under a"
