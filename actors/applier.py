@@ -85,7 +85,7 @@ class Applier:
         try:
             [outcome] = await self.apply(conn, [env], [], fences)
             return outcome
-        except (faults.UNAVAILABLE, Fenced):
+        except (*faults.UNAVAILABLE, Fenced):
             raise
         except asyncpg.PostgresError as exc:
             log.error("command %s refused by the database: %s", env.command_id, exc, extra=log_ids(env))
