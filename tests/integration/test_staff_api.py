@@ -13,6 +13,12 @@ from common import users
 from tests.dashboard.support import PASSWORD, Http, make_staff
 
 
+@pytest.fixture
+async def merchant(stack):
+    """The team is managed with the live key (a test key reaches none of it: test_test_keys.py)."""
+    return await stack.merchant(livemode=True)
+
+
 def _staff(client) -> str:
     return f"/b2b/v1/merchants/{client.merchant_id}/staff"
 
@@ -151,7 +157,7 @@ async def test_the_last_owner_can_be_neither_demoted_nor_removed(stack, merchant
 
 
 async def test_another_merchants_key_reaches_no_team(stack, merchant):
-    other = await stack.merchant("Other")
+    other = await stack.merchant("Other", livemode=True)
     for method, path in (("GET", _staff(merchant)), ("GET", f"/b2b/v1/merchants/{merchant.merchant_id}/audit-events"),
                          ("DELETE", f"{_staff(merchant)}/usr_x")):
         status, body = await other.call(method, path)
@@ -159,7 +165,7 @@ async def test_another_merchants_key_reaches_no_team(stack, merchant):
 
 
 async def test_another_merchants_user_is_not_found(stack, merchant):
-    other = await stack.merchant("Other")
+    other = await stack.merchant("Other", livemode=True)
     stranger = await make_staff(stack, other)
     user_id = (await users.find(stack.pool, stranger.email)).user_id
     status, body = await merchant.patch(f"{_staff(merchant)}/{user_id}", {"role": "cashier"})
