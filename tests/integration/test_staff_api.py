@@ -84,7 +84,7 @@ async def test_a_bad_invitation_is_refused_naming_the_field_and_creates_nothing(
 async def test_a_team_member_cannot_be_invited_twice(stack, merchant):
     owner = await make_staff(stack, merchant)
     status, body = await merchant.post(_staff(merchant) + "/invitations", {"email": owner.email, "role": "cashier"})
-    assert (status, body["error"]["code"], body["error"]["param"]) == (409, "email_taken", "email")
+    assert (status, body["error"]["code"], body["error"]["param"]) == (409, "already_on_team", "email")
 
 
 async def test_a_revoked_invitation_cannot_be_revoked_again_and_an_unknown_one_is_404(stack, merchant):

@@ -64,8 +64,8 @@ async def invite(request: web.Request, conn: asyncpg.Connection, merchant_id: st
     try:
         invitation, token = await invitations.create(conn, merchant_id, email, role, audit_trail.actor(request).id,
                                                      ctx(request).clock())
-    except users.UserError:
-        raise ApiError(409, "email_taken", "A user with this email is on a team already.", "email") from None
+    except invitations.OnTeam:  # this team's own member (its list shows them): another team's is invited alike
+        raise ApiError(409, "already_on_team", "This address is on this team already.", "email") from None
     await audit_trail.record(request, "staff.invited", db=conn, object_id=invitation.invitation_id, moded=False,
                              details={"email": email, "role": role})
     return invitation, invitation_url(request, token)
