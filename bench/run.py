@@ -3,6 +3,7 @@ in the same run, on the same machine, with the same load generator.
 
     python bench/run.py                                  # against the peer (bench/peer.py), quick sessions
     python bench/run.py --against peer --json            # one JSON object: pipeline, peer, their rounds, ratio
+    python bench/run.py --peer-mode one-statement        # the peer writing each request in one statement of its own
     python bench/run.py --mix refunds                    # merchant refunds on paid orders beside new sessions, 1:1
     python bench/run.py --no-keys                        # requests without an Idempotency-Key
     python bench/run.py --db-cpus 0.25                   # PostgreSQL held to a quarter of a core, the apps free
@@ -13,10 +14,13 @@ in the same run, on the same machine, with the same load generator.
 
 The peer is the design a careful team would build instead (bench/peer.py): an aiohttp and asyncpg application of
 its own, with tables of its own (the schema `peer`), that checks each request's signature, spends it in Redis and
-writes all the request's changes (order, session, refund, events, outbox row, the Idempotency-Key's answer) in one
-SQL statement. Each design gets the same two cores: the pipeline as `--web` web (2) and `--workers` actor (1)
-processes, the peer as `--peer-processes` (2) processes sharing its port. Every request carries an Idempotency-Key
-of its own unless --no-keys. Each design gets --rounds rounds, the designs taking turns, each round on processes
+writes all the request's changes (order, session, refund, events, outbox row, the Idempotency-Key's answer). By
+default it commits in groups (`--peer-mode group-commit`): each process gathers the requests that arrive within
+`--peer-window-ms` (2) or up to `--peer-batch-size` (64) and writes them in one transaction, their signatures spent
+in one Redis pipeline; `--peer-mode one-statement` writes each request in one SQL statement of its own. Each
+design gets the same two cores: the pipeline as `--web` web (2) and `--workers` actor (1) processes, the peer as
+`--peer-processes` (2) processes sharing its port. Every request carries an Idempotency-Key of its own unless
+--no-keys. Each design gets --rounds rounds, the designs taking turns, each round on processes
 started for it (the speed of a shared virtual machine drifts within minutes: turns give both the same drift); each
 round prints requests/s, p50, p99, peak RSS per process,
 CPU per request by process (PostgreSQL, Redis and wrk included), the WAL PostgreSQL wrote per request and, after a
@@ -58,6 +62,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench import prefill, resources, walmap
 from bench.db_cap import DbCap
+from bench.peer import MODES as PEER_MODES
 from common import db, merchants
 from common.secrets import Vault
 from streams import connection
@@ -431,6 +436,11 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--web", type=int, default=2,
                         help="web processes of the pipeline (sharing the port; one a core, as the peer's)")
     parser.add_argument("--peer-processes", type=int, default=2, help="processes of the peer (sharing the port)")
+    parser.add_argument("--peer-mode", choices=PEER_MODES, default=PEER_MODES[0],
+                        help="the peer commits the requests that arrive together in one transaction (group-commit)"
+                             " or each request in one statement of its own (one-statement)")
+    parser.add_argument("--peer-window-ms", type=float, default=2.0, help="group commit: a batch's gathering window")
+    parser.add_argument("--peer-batch-size", type=int, default=64, help="group commit: the most requests in a batch")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--max-rate", type=int, default=15000, help="requests signed per second of run")
     parser.add_argument("--workdir", default="/tmp")
@@ -460,6 +470,10 @@ async def main() -> None:
     master = Fernet.generate_key().decode()
     report: dict = {"concurrency": args.concurrency, "seconds": args.seconds, "rounds": args.rounds, "mix": args.mix,
                     "keyed": not args.no_keys, "db_cpus": args.db_cpus, "load_before": os.getloadavg()}
+    if args.against == "peer":
+        report["peer_mode"] = args.peer_mode
+        if args.peer_mode == "group-commit":
+            report["peer_window_ms"], report["peer_batch_size"] = args.peer_window_ms, args.peer_batch_size
     running: dict[str, subprocess.Popen] = {}
     conn = None
     try:
@@ -494,10 +508,16 @@ async def main() -> None:
         designs = []
         if args.against != "none":
             port = free_port()
-            script = "peer.py" if args.against == "peer" else "baseline.py"
-            count = args.peer_processes if args.against == "peer" else 1
-            designs.append(Design(args.against, [([sys.executable, str(ROOT / "bench" / script), "--port", str(port)],
-                                                  count, args.against)], port, 0))
+            command = [sys.executable, str(ROOT / "bench" / "baseline.py"), "--port", str(port)]
+            count = 1
+            if args.against == "peer":
+                command = [sys.executable, str(ROOT / "bench" / "peer.py"), "--port", str(port), "--mode",
+                           args.peer_mode, "--window-ms", str(args.peer_window_ms), "--batch-size",
+                           str(args.peer_batch_size)]
+                count = args.peer_processes
+                say(f"peer: {args.peer_mode}" + (f", window {args.peer_window_ms:g} ms or {args.peer_batch_size}"
+                                                 " requests" if args.peer_mode == "group-commit" else ""))
+            designs.append(Design(args.against, [(command, count, args.against)], port, 0))
         if args.retention is not None:
             env["STREAM_RETENTION_S"] = str(args.retention)
         port = free_port()
@@ -520,7 +540,8 @@ async def main() -> None:
             record(design, figures)
         if args.against != "none":
             report["ratio"] = round(report["pipeline"]["rps"] / report[args.against]["rps"], 3)
-            say(f"pipeline / {args.against} throughput: {report['ratio']:.2f}")
+            rival = f"peer ({args.peer_mode})" if args.against == "peer" else args.against
+            say(f"pipeline / {rival} throughput: {report['ratio']:.2f}")
         report["load_after"] = os.getloadavg()
         say(f"load average before {report['load_before']}, after {report['load_after']}")
         if args.json:
