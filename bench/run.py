@@ -104,15 +104,18 @@ def _cpu(proc: psutil.Process) -> float:
     return times.user + times.system
 
 
-def _shared_cpu(database: str) -> dict[int, tuple[str, float]]:
+def _shared_cpu(database: str, redis_pid: int | None) -> dict[int, tuple[str, float]]:
     """CPU seconds so far of each shared server process, by pid, with its kind: PostgreSQL's split into the load's
     (the bench database's backends and the server's own processes) and other databases' (other work on the same
-    server, bench/resources.py)."""
+    server, bench/resources.py); of the Redis servers, the bench's alone when its pid is known (a machine may run
+    others: a test cluster's nodes)."""
     found = {}
     for proc in psutil.process_iter(["name", "cmdline"]):
         name = proc.info["name"]
         if name == "postgres":
             name = resources.postgres_share(" ".join(proc.info["cmdline"] or ()), database)
+        if name == "redis-server" and redis_pid not in (None, proc.pid):
+            continue
         if name in SHARED or name == "postgres_others":
             found[proc.pid] = (name, _cpu(proc))
     return found
@@ -132,12 +135,12 @@ def _machine_busy() -> float:
 class RssSampler:
     """Peak RSS of each process during the run, and the CPU seconds each (and each shared server) spent in it."""
 
-    def __init__(self, procs: dict[str, subprocess.Popen], database: str):
+    def __init__(self, procs: dict[str, subprocess.Popen], database: str, redis_pid: int | None):
         self.procs = {name: psutil.Process(p.pid) for name, p in procs.items()}
-        self.database = database
+        self.database, self.redis_pid = database, redis_pid
         self.peak = {name: 0 for name in procs}
         self.cpu_start = {name: _cpu(p) for name, p in self.procs.items()} | {"wrk": _wrk_cpu()}
-        self.shared_start = _shared_cpu(database)
+        self.shared_start = _shared_cpu(database, redis_pid)
         self.machine_start, self.wall_start = _machine_busy(), time.monotonic()
 
     def cpu_used(self) -> dict[str, float]:
@@ -146,7 +149,7 @@ class RssSampler:
         # By pid: a backend that ended during the round takes its CPU with it (uncounted, not subtracted), and one
         # that started in it counts from zero.
         used |= dict.fromkeys((*SHARED, "postgres_others"), 0.0)
-        for pid, (kind, cpu) in _shared_cpu(self.database).items():
+        for pid, (kind, cpu) in _shared_cpu(self.database, self.redis_pid).items():
             used[kind] += cpu - self.shared_start.get(pid, (kind, 0.0))[1]
         return used
 
@@ -276,7 +279,7 @@ async def measure(name, procs, url, pair, args, conn: asyncpg.Connection, tag: s
     wal_from = await checkpoint(conn)
     commits_from = await commits(conn)
     stop = asyncio.Event()
-    sampler = RssSampler(procs, args.db_name)
+    sampler = RssSampler(procs, args.db_name, args.redis_pid)
     throttled_from = cap.stat() if cap else None
     sampling = asyncio.create_task(sampler.run(stop))
     result = await load(url, pair, args, args.seconds, tag, paid)
@@ -387,6 +390,19 @@ async def redis_memory(url: str) -> str:
         if connection.is_cluster(client):
             return "(a cluster: see each node's INFO)"
         return (await client.info("memory"))["used_memory_human"]
+    finally:
+        await client.aclose()
+
+
+async def redis_pid(url: str) -> int | None:
+    """The bench's Redis server's process, when it is one server on this machine; None otherwise (every
+    redis-server process is then counted)."""
+    client = connection.connect(url)
+    try:
+        if connection.is_cluster(client):
+            return None
+        pid = (await client.info("server"))["process_id"]
+        return pid if psutil.pid_exists(pid) else None
     finally:
         await client.aclose()
 
@@ -526,6 +542,7 @@ async def main() -> None:
                                            ([sys.executable, "-m", "service", "actors"], args.workers, "actors")],
                               port, 1.5))
         say(f"redis used_memory before: {await redis_memory(args.redis_url)}")
+        args.redis_pid = await redis_pid(args.redis_url)
 
         async def memory(n: int) -> None:
             say(f"redis used_memory after round {n + 1} of {args.rounds}: {await redis_memory(args.redis_url)}")
