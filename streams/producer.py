@@ -127,7 +127,7 @@ class CommandBus:
     async def ask(self, envelope: Any, signature: str | None = None, signature_ttl_s: int = 0,
                   take: buckets.Take | None = None) -> Any:
         envelope = msgspec.structs.replace(envelope, reply_to=self.reply_stream)
-        loop = asyncio.get_running_loop()
+        loop = self.pipeliner.loop
         answer: asyncio.Future[Any] = loop.create_future()
         waiters = self._waiting.setdefault(envelope.command_id, [])
         waiters.append(answer)
