@@ -7,7 +7,7 @@ Runs bench/run.py with the arguments after `--` and, once its measured load star
 each process the bench started (`web1`, `web2`, `actors1`, `peer1`, ...) with `py-spy record --native --format raw`
 (`pip install py-spy`; root, or ptrace allowed) for most of the round. Prints each process's top frames by own time
 (samples with the frame innermost) and by total time (samples with the frame anywhere on the stack), in percent of
-the process's samples; idle samples (py-spy leaves them out unless --idle) are not counted. The profiler takes a
+the process's busy samples: those waiting in epoll (the loop idle) are counted apart. The profiler takes a
 little CPU of its own: the round's figures are not the bench's, take those from a run without it.
 """
 
@@ -27,24 +27,34 @@ ROOT = Path(__file__).resolve().parent.parent
 TOP = 25
 
 
+IDLE = ("epoll_wait", "epoll_pwait")  # the event loop waiting: native profiles show it as a frame of its own
+ROOT_SHARE = 0.95  # frames on nearly every busy stack (the loop, run_app, main): the root, not a finding
+
+
 def top_frames(collapsed: str, top: int = TOP) -> str:
-    """A py-spy raw profile (one `frame;frame;...;innermost count` line per distinct stack) as two tables."""
+    """A py-spy raw profile (one `frame;frame;...;innermost count` line per distinct stack) as two tables, in percent
+    of the process's busy samples (those not waiting in epoll): by own time (the innermost frame) and by total time
+    (the frame anywhere on the stack; the root frames left out)."""
     own: collections.Counter[str] = collections.Counter()
     total: collections.Counter[str] = collections.Counter()
-    samples = 0
+    busy = idle = 0
     for line in collapsed.splitlines():
         stack, _, count = line.rpartition(" ")
         if not stack or not count.isdigit():
             continue
         frames = [_short(f) for f in stack.split(";")]
-        samples += int(count)
+        if frames[-1].startswith(IDLE):
+            idle += int(count)
+            continue
+        busy += int(count)
         own[frames[-1]] += int(count)
         for frame in set(frames):
             total[frame] += int(count)
-    lines = [f"{samples} samples"]
+    lines = [f"{busy} busy samples ({idle} more waiting in epoll)"]
     for title, counter in (("own", own), ("total", total)):
         lines.append(f"by {title} time:")
-        lines += [f"  {100 * n / max(samples, 1):5.1f} %  {frame}" for frame, n in counter.most_common(top)]
+        found = [(f, n) for f, n in counter.most_common() if n < ROOT_SHARE * busy][:top]
+        lines += [f"  {100 * n / max(busy, 1):5.1f} %  {frame}" for frame, n in found]
     return "\n".join(lines)
 
 
