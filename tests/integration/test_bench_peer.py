@@ -124,11 +124,11 @@ async def test_a_key_repeated_within_one_batch_is_answered_the_first_requests_an
         same = await _burst(client, f"burst-{name}", [{"amount": "5.00", "external_ref": f"burst-{name}"}] * 4)
         other = {"amount": "6.00", "external_ref": f"other-{name}"}
         mixed = await _burst(client, f"mixed-{name}", [other, other, {"amount": "7.00"}])
-        made = await stack.pool.fetchval(f"SELECT count(*) FROM {table}.orders WHERE external_ref = $1", f"burst-{name}")
+        made = await stack.pool.fetchval(f"SELECT count(*) FROM {table}.orders WHERE external_ref = $1",
+                                         f"burst-{name}")
         answers[table] = {"same": ({s for s, _ in same}, len({o for _, o in same}), made),
-                         "mixed orders": len({o for s, o in mixed if s == 201})}
-    assert answers["peer"] == answers["public"] == {"same": ({201}, 1, 1), "mixed orders": 1}
-    # Which of the two bodies comes first is the race's; the other is answered 409 idempotency_key_reused
-    # (docs/api.md). The pipeline answers a different body that arrives while the key's command is in flight with
-    # the first one's answer, so this part is the peer's alone.
-    assert {(s, o if s != 201 else "order") for s, o in mixed} == {(201, "order"), (409, "idempotency_key_reused")}
+                          "mixed": {(s, o if s != 201 else "order") for s, o in mixed},
+                          "mixed orders": len({o for s, o in mixed if s == 201})}
+    # Which of the two bodies comes first is the race's; the other is answered 409 idempotency_key_reused.
+    assert answers["peer"] == answers["public"] == {
+        "same": ({201}, 1, 1), "mixed": {(201, "order"), (409, "idempotency_key_reused")}, "mixed orders": 1}
