@@ -204,14 +204,14 @@ class Lane:
                       outcomes: list[Outcome | Failure]) -> None:
         crew = self.crew
         # One reply entry per web process and batch: each holds a JSON array of that process's replies.
-        replies: dict[str, list[bytes]] = {}
+        replies: dict[str, list[tuple[bytes, str]]] = {}  # with the hash of the request each answers
         retried: set[bytes] = set()
         dead = [(msg, Failure(msg.undecodable)) for msg in messages if msg.envelope is None]
         undecodable = len(dead)
         for msg, _ in dead:
             if msg.addressed.command_id and msg.addressed.reply_to:
                 replies.setdefault(msg.addressed.reply_to, []).append(
-                    batch.internal_error_reply(msg.addressed.command_id))
+                    (batch.internal_error_reply(msg.addressed.command_id), ""))
         answered: list[tuple[m.Envelope, Outcome]] = []
         for msg, outcome in zip(readable, outcomes):
             if isinstance(outcome, Failure):
@@ -223,7 +223,7 @@ class Lane:
                 outcome = batch.internal_error(msg.envelope)
             answered.append((msg.envelope, outcome))
             if msg.envelope.reply_to:
-                replies.setdefault(msg.envelope.reply_to, []).append(outcome.reply)
+                replies.setdefault(msg.envelope.reply_to, []).append((outcome.reply, msg.envelope.request_hash))
         if dead:
             # Set aside before they are acknowledged: a crash between the two keeps them pending, never lost.
             await crew.pipeliner.call_many([self._set_aside(msg, failure) for msg, failure in dead])

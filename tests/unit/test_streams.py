@@ -154,6 +154,27 @@ async def test_bus_hands_each_waiter_its_reply_from_one_batch_entry(real_redis, 
         await bus.stop()
 
 
+async def test_a_reply_answers_the_requests_of_the_hash_it_names_on_one_command_id(real_redis, keys):
+    """One Idempotency-Key sent with two bodies at once: one command id, two request hashes. The first body's reply
+    must not answer the second request, which waits for its own (the command's record refusing it)."""
+    bus = CommandBus(real_redis, keys, "web-test", timeout_s=5)
+    await bus.start()
+    try:
+        first, again, other = (msgspec.structs.replace(_envelope(7), request_hash=h) for h in ("a" * 64, "a" * 64,
+                                                                                                "b" * 64))
+        asks = [asyncio.create_task(bus.ask(env)) for env in (first, again, other)]
+        await asyncio.sleep(0.1)
+        await real_redis.xadd(bus.reply_stream, {"r": msgspec.json.encode([Reply(command_id="cmd_7", ok=True)]),
+                                                 "h": "a" * 16})
+        await asyncio.wait(asks, timeout=0.3)
+        assert [a.done() for a in asks] == [True, True, False]
+        await real_redis.xadd(bus.reply_stream, {"r": msgspec.json.encode([Reply(command_id="cmd_7", ok=False)]),
+                                                 "h": "b" * 16})
+        assert [(await a).ok for a in asks] == [True, True, False]
+    finally:
+        await bus.stop()
+
+
 async def test_bus_times_out_when_no_actor_answers(real_redis, keys):
     bus = CommandBus(real_redis, keys, "web-test", timeout_s=0.3)
     await bus.start()
