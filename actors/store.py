@@ -97,6 +97,11 @@ class EventRow(NamedTuple):
     schema: Annotated[int, "smallint"]  # of `data`
 
 
+class OutboxRow(NamedTuple):
+    batch_id: Annotated[str, "text"]  # the batch's first event
+    event_ids: Annotated[str, "text"]  # the batch's events in order, separated by spaces (an id holds none)
+
+
 class PublishedRow(NamedTuple):
     batch_id: Annotated[str, "text"]  # an earlier batch whose events are on the stream now
 
@@ -175,17 +180,18 @@ class CommandRow(NamedTuple):
 
 
 _ARRAYS = Arrays()
-_PUBLISHED, _EVENT = _ARRAYS.add(PublishedRow), _ARRAYS.add(EventRow)
-# One statement writes the whole batch (one round trip, atomic on its own), each table fed by unnest() over
-# one array per column. The batch's outbox row is named by its first event and names its events, in order: their
-# public bytes are in `events` by the same commit (copied into the outbox too, they were 3 % of the WAL of a keyed
-# quick session in large batches, compressed in TOAST, and 13 % in small ones).
+_PUBLISHED = _ARRAYS.add(PublishedRow)
+# One statement writes the whole batch, or the batches of several lanes (one round trip, atomic on its own), each
+# table fed by unnest() over one array per column. Each batch's outbox row is named by its first event and names
+# its events, in order: their public bytes are in `events` by the same commit (copied into the outbox too, they
+# were 3 % of the WAL of a keyed quick session in large batches, compressed in TOAST, and 13 % in small ones).
+# A lane deletes its batch's row once that batch's events are on the stream, so the rows stay one per batch.
 _COMMIT = f"""
 WITH new_events AS (
     INSERT INTO events ({names(EventRow)}) SELECT * FROM {_ARRAYS.unnest(EventRow)}
 ), new_outbox AS (
-    INSERT INTO outbox (batch_id, event_ids) SELECT ({_EVENT["event_id"]})[1], {_EVENT["event_id"]}
-    WHERE cardinality({_EVENT["event_id"]}) > 0
+    INSERT INTO outbox (batch_id, event_ids) SELECT batch_id, string_to_array(event_ids, ' ')
+    FROM {_ARRAYS.unnest(OutboxRow)}
 ), published AS (
     DELETE FROM outbox WHERE batch_id = ANY({_PUBLISHED["batch_id"]})
 ), saved_orders AS (
@@ -220,16 +226,20 @@ def _columns(rows: list[tuple], width: int) -> list[list]:
     return [list(column) for column in zip(*rows)] if rows else [[] for _ in range(width)]
 
 
-async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict[str, Order],
-                 encoded: dict[str, bytes], published: list[str], before: Mapping[str, Order]) -> None:
-    """Write a batch in one statement, atomic on its own. `encoded` is each order as JSON; `published` names earlier
-    batches whose events are on the stream now, so their outbox rows go. `before` holds
-    the changed orders as the batch found them (as committed): their sessions, refunds and tokens are written only
-    where they differ from those, not all again with each command."""
+Rows = dict[type, list]  # a batch's rows, by row type
+
+
+def batch_rows(outcomes: list[Outcome], orders: dict[str, Order], encoded: dict[str, bytes], published: list[str],
+               before: Mapping[str, Order]) -> Rows:
+    """What a batch writes. `encoded` is each order as JSON; `published` names earlier batches whose events are on
+    the stream now, so their outbox rows go. `before` holds the changed orders as the batch found them (as
+    committed): their sessions, refunds and tokens are written only where they differ from those, not all again
+    with each command."""
     appended = [a for o in outcomes for a in o.appended]
     held = orders.values()
     paid = {a.public.order_id: a.event.at for a in appended if isinstance(a.event, _PAID_EVENTS)}
-    rows: dict[type, list] = {
+    return {
+        OutboxRow: [OutboxRow(appended[0].event_id, " ".join(a.event_id for a in appended))] if appended else [],
         PublishedRow: [PublishedRow(batch_id) for batch_id in published],
         EventRow: [EventRow(a.event_id, a.public.order_id, a.seq, a.public.type, a.public.merchant_id,
                             a.public.livemode, _encode(a.event).decode(), a.event.at, a.payload, schema.EVENTS.current)
@@ -246,6 +256,20 @@ async def commit(conn: asyncpg.Connection, outcomes: list[Outcome], orders: dict
         CommandRow: [CommandRow(o.command_id, o.order_id, o.request_hash, o.recorded, o.kind, o.at, o.version or None)
                      for o in outcomes],
     }
+
+
+def merged(batches: Iterable[Rows]) -> Rows:
+    """The rows of several batches, written by one statement. Their orders are distinct (each order is one lane's);
+    a refund transfer two of them post makes the statement fail, and each batch is then written on its own."""
+    out: Rows = {}
+    for rows in batches:
+        for row_type, given in rows.items():
+            out.setdefault(row_type, []).extend(given)
+    return out
+
+
+async def commit(conn: asyncpg.Connection, rows: Rows) -> None:
+    """Write batches' rows in one statement, atomic on its own."""
     await conn.execute(_COMMIT, *_ARRAYS.values(rows))
 
 

@@ -54,7 +54,9 @@ def _settle_garbage_collector() -> None:
 
 async def _actors(settings: Settings, hooks: BatchHooks | None) -> None:
     stop = wiring.stop_event()
-    async with wiring.opened(settings, pool_max=4, server_settings=db.ACTOR_SETTINGS) as wired:
+    # A connection a lane, and two for the outbox sweep and the gauges.
+    async with wiring.opened(settings, pool_max=settings.actor_lanes + 2,
+                             server_settings=db.ACTOR_SETTINGS) as wired:
         pool, redis, keys = wired.pool, wired.redis, wired.keys
         worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
         clock = wired.clock("actors")
