@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
+from operator import attrgetter
 from typing import Annotated, NamedTuple
 
 import asyncpg
@@ -19,7 +20,7 @@ from actors import schema
 from actors.columns import Arrays, names
 from actors.order import Order
 from actors.outcomes import Appended, Outcome, Prepared, Recorded, Wanted
-from actors.state import Refund, TxAttempt
+from actors.state import Refund, RefundToken, Session, TxAttempt
 
 _encode = msgspec.json.Encoder().encode
 
@@ -247,9 +248,9 @@ def batch_rows(outcomes: list[Outcome], orders: dict[str, Order], encoded: dict[
         OrderRow: [OrderRow(o.order_id, o.merchant_id, o.livemode, o.order_number, o.status.value, o.external_ref,
                             encoded[o.order_id].decode(), schema.SNAPSHOTS.current, o.version, o.created_at,
                             o.updated_at, paid.get(o.order_id)) for o in held],
-        SessionRow: _changed_rows(_sessions, held, before),
-        RefundRow: _changed_rows(_refunds, held, before),
-        TokenRow: _changed_rows(_tokens, held, before),
+        SessionRow: _changed_rows(SessionRow, held, before),
+        RefundRow: _changed_rows(RefundRow, held, before),
+        TokenRow: _changed_rows(TokenRow, held, before),
         TransferRow: [TransferRow(a.network, a.tx_hash, r.refund_id, o.order_id, o.merchant_id, o.livemode,
                                   a.token_address, r.refund_to_address, r.amount, a.status, a.reason, a.submitted_at)
                       for o, r, a in _moved_transfers(held, appended)],
@@ -273,29 +274,42 @@ async def commit(conn: asyncpg.Connection, rows: Rows) -> None:
     await conn.execute(_COMMIT, *_ARRAYS.values(rows))
 
 
-def _sessions(o: Order) -> list[SessionRow]:
-    return [SessionRow(s.session_id, s.session_key, o.order_id, o.merchant_id, o.livemode, s.status.value, s.expires_at)
-            for s in o.sessions]
+def _session_row(o: Order, s: Session) -> SessionRow:
+    return SessionRow(s.session_id, s.session_key, o.order_id, o.merchant_id, o.livemode, s.status.value, s.expires_at)
 
 
-def _refunds(o: Order) -> list[RefundRow]:
-    return [RefundRow(r.refund_id, o.order_id, o.merchant_id, o.livemode, r.status.value, r.amount, r.link_token,
-                      r.created_at, r.updated_at, r.awaits_provider) for r in o.refunds]
+def _refund_row(o: Order, r: Refund) -> RefundRow:
+    return RefundRow(r.refund_id, o.order_id, o.merchant_id, o.livemode, r.status.value, r.amount, r.link_token,
+                     r.created_at, r.updated_at, r.awaits_provider)
 
 
-def _tokens(o: Order) -> list[TokenRow]:
-    return [TokenRow(t.token, o.order_id, o.merchant_id, o.livemode, t.status.value, t.expires_at, t.created_at)
-            for t in o.tokens]
+def _token_row(o: Order, t: RefundToken) -> TokenRow:
+    return TokenRow(t.token, o.order_id, o.merchant_id, o.livemode, t.status.value, t.expires_at, t.created_at)
 
 
-def _changed_rows(rows_of: Callable[[Order], list[NamedTuple]], held: Iterable[Order],
-                  before: Mapping[str, Order]) -> list:
-    """The rows of the changed orders that are new or differ from their rows as committed: a refund's command
-    would otherwise write every earlier refund and the session of its order again, a new row version each."""
+_PARTS: dict[type, tuple[Callable[[Order], tuple], Callable]] = {
+    SessionRow: (attrgetter("sessions"), _session_row),
+    RefundRow: (attrgetter("refunds"), _refund_row),
+    TokenRow: (attrgetter("tokens"), _token_row),
+}
+
+
+def _changed_rows(row_type: type, held: Iterable[Order], before: Mapping[str, Order]) -> list:
+    """The rows of the changed orders' sessions, refunds or tokens that are new or differ from their rows as
+    committed: a refund's command would otherwise write every earlier refund and the session of its order again, a
+    new row version each. The core keeps the very object of a part it did not change, so only the parts it replaced
+    or added are mapped to rows: the 1,000th refund of an order costs what the first did."""
+    parts_of, row_of = _PARTS[row_type]
     changed = []
     for o in held:
-        committed = set(rows_of(before[o.order_id])) if o.order_id in before else set()
-        changed += [row for row in rows_of(o) if row not in committed]
+        old = parts_of(before[o.order_id]) if o.order_id in before else ()
+        kept = {id(part) for part in old}
+        fresh = [part for part in parts_of(o) if id(part) not in kept]
+        if not fresh:
+            continue
+        now = {id(part) for part in parts_of(o)}
+        committed = {row_of(o, part) for part in old if id(part) not in now}  # the parts it replaced, as they were
+        changed += [row for row in (row_of(o, part) for part in fresh) if row not in committed]
     return changed
 
 
