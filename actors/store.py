@@ -303,6 +303,9 @@ def _changed_rows(row_type: type, held: Iterable[Order], before: Mapping[str, Or
     changed = []
     for o in held:
         old = parts_of(before[o.order_id]) if o.order_id in before else ()
+        if not old:  # a new order, or its first session, refund or token
+            changed += [row_of(o, part) for part in parts_of(o)]
+            continue
         kept = {id(part) for part in old}
         fresh = [part for part in parts_of(o) if id(part) not in kept]
         if not fresh:
