@@ -122,6 +122,12 @@ class OrderRow(NamedTuple):
     paid_at: Annotated[datetime | None, "timestamptz"]  # set by the batch that made it PAID, then kept
 
 
+class OrderUpdate(OrderRow):
+    """An order the batch found committed: its row is updated. A new one is inserted as an OrderRow, with no
+    ON CONFLICT: its speculative insertion and confirmation cost WAL and a second index probe, and a new order that
+    exists after all (a retry decided with nothing read) fails the commit on its key, to be decided again."""
+
+
 class SessionRow(NamedTuple):
     session_id: Annotated[str, "text"]
     session_key: Annotated[str, "text"]
@@ -130,6 +136,10 @@ class SessionRow(NamedTuple):
     livemode: Annotated[bool, "bool"]
     status: Annotated[str, "text"]
     expires_at: Annotated[datetime, "timestamptz"]
+
+
+class SessionUpdate(SessionRow):
+    """A session the batch found committed, whose status changed."""
 
 
 class RefundRow(NamedTuple):
@@ -145,6 +155,10 @@ class RefundRow(NamedTuple):
     awaits_provider: Annotated[bool, "bool"]  # the card refund sender's work list
 
 
+class RefundUpdate(RefundRow):
+    """A refund the batch found committed, whose row changed."""
+
+
 class TokenRow(NamedTuple):
     token: Annotated[str, "text"]
     order_id: Annotated[str, "text"]
@@ -153,6 +167,10 @@ class TokenRow(NamedTuple):
     status: Annotated[str, "text"]
     expires_at: Annotated[datetime, "timestamptz"]
     created_at: Annotated[datetime, "timestamptz"]
+
+
+class TokenUpdate(TokenRow):
+    """A refund-request token the batch found committed, whose status changed."""
 
 
 class TransferRow(NamedTuple):
@@ -195,21 +213,27 @@ WITH new_events AS (
     FROM {_ARRAYS.unnest(OutboxRow)}
 ), published AS (
     DELETE FROM outbox WHERE batch_id = ANY({_PUBLISHED["batch_id"]})
-), saved_orders AS (
+), new_orders AS (
     INSERT INTO orders ({names(OrderRow)}) SELECT * FROM {_ARRAYS.unnest(OrderRow)}
-    ON CONFLICT (order_id) DO UPDATE SET status = excluded.status, state = excluded.state,
-        state_schema = excluded.state_schema, version = excluded.version,
-        updated_at = excluded.updated_at, paid_at = coalesce(orders.paid_at, excluded.paid_at)
-), saved_sessions AS (
+), saved_orders AS (
+    UPDATE orders SET status = u.status, state = u.state, state_schema = u.state_schema, version = u.version,
+        updated_at = u.updated_at, paid_at = coalesce(orders.paid_at, u.paid_at)
+    FROM {_ARRAYS.unnest(OrderUpdate, "u")} WHERE orders.order_id = u.order_id
+), new_sessions AS (
     INSERT INTO checkout_sessions ({names(SessionRow)}) SELECT * FROM {_ARRAYS.unnest(SessionRow)}
-    ON CONFLICT (session_id) DO UPDATE SET status = excluded.status
-), saved_refunds AS (
+), saved_sessions AS (
+    UPDATE checkout_sessions SET status = u.status
+    FROM {_ARRAYS.unnest(SessionUpdate, "u")} WHERE checkout_sessions.session_id = u.session_id
+), new_refunds AS (
     INSERT INTO refunds ({names(RefundRow)}) SELECT * FROM {_ARRAYS.unnest(RefundRow)}
-    ON CONFLICT (refund_id) DO UPDATE SET status = excluded.status, updated_at = excluded.updated_at,
-        awaits_provider = excluded.awaits_provider
-), saved_tokens AS (
+), saved_refunds AS (
+    UPDATE refunds SET status = u.status, updated_at = u.updated_at, awaits_provider = u.awaits_provider
+    FROM {_ARRAYS.unnest(RefundUpdate, "u")} WHERE refunds.refund_id = u.refund_id
+), new_tokens AS (
     INSERT INTO refund_tokens ({names(TokenRow)}) SELECT * FROM {_ARRAYS.unnest(TokenRow)}
-    ON CONFLICT (token) DO UPDATE SET status = excluded.status
+), saved_tokens AS (
+    UPDATE refund_tokens SET status = u.status
+    FROM {_ARRAYS.unnest(TokenUpdate, "u")} WHERE refund_tokens.token = u.token
 ), saved_transfers AS (
     -- (network, tx_hash) is unique across refunds: one transfer pays one refund. The core refused a transfer
     -- another refund held when the batch was prepared; one claimed by a concurrent batch since then makes
@@ -239,24 +263,26 @@ def batch_rows(outcomes: list[Outcome], orders: dict[str, Order], encoded: dict[
     appended = [a for o in outcomes for a in o.appended]
     held = orders.values()
     paid = {a.public.order_id: a.event.at for a in appended if isinstance(a.event, _PAID_EVENTS)}
-    return {
+    orders = [OrderRow(o.order_id, o.merchant_id, o.livemode, o.order_number, o.status.value, o.external_ref,
+                       encoded[o.order_id].decode(), schema.SNAPSHOTS.current, o.version, o.created_at, o.updated_at,
+                       paid.get(o.order_id)) for o in held]
+    rows = {
+        OrderRow: [row for row in orders if row.order_id not in before],
+        OrderUpdate: [row for row in orders if row.order_id in before],
         OutboxRow: [OutboxRow(appended[0].event_id, " ".join(a.event_id for a in appended))] if appended else [],
         PublishedRow: [PublishedRow(batch_id) for batch_id in published],
         EventRow: [EventRow(a.event_id, a.public.order_id, a.seq, a.public.type, a.public.merchant_id,
                             a.public.livemode, _encode(a.event).decode(), a.event.at, a.payload, schema.EVENTS.current)
                    for a in appended],
-        OrderRow: [OrderRow(o.order_id, o.merchant_id, o.livemode, o.order_number, o.status.value, o.external_ref,
-                            encoded[o.order_id].decode(), schema.SNAPSHOTS.current, o.version, o.created_at,
-                            o.updated_at, paid.get(o.order_id)) for o in held],
-        SessionRow: _changed_rows(SessionRow, held, before),
-        RefundRow: _changed_rows(RefundRow, held, before),
-        TokenRow: _changed_rows(TokenRow, held, before),
         TransferRow: [TransferRow(a.network, a.tx_hash, r.refund_id, o.order_id, o.merchant_id, o.livemode,
                                   a.token_address, r.refund_to_address, r.amount, a.status, a.reason, a.submitted_at)
                       for o, r, a in _moved_transfers(held, appended)],
         CommandRow: [CommandRow(o.command_id, o.order_id, o.request_hash, o.recorded, o.kind, o.at, o.version or None)
                      for o in outcomes],
     }
+    for inserted, updated in _PARTS.items():
+        rows[inserted], rows[updated] = _changed_rows(inserted, held, before)
+    return rows
 
 
 def merged(batches: Iterable[Rows]) -> Rows:
@@ -287,33 +313,39 @@ def _token_row(o: Order, t: RefundToken) -> TokenRow:
     return TokenRow(t.token, o.order_id, o.merchant_id, o.livemode, t.status.value, t.expires_at, t.created_at)
 
 
-_PARTS: dict[type, tuple[Callable[[Order], tuple], Callable]] = {
+_PARTS = {SessionRow: SessionUpdate, RefundRow: RefundUpdate, TokenRow: TokenUpdate}  # inserted, updated
+_PART_ROWS: dict[type, tuple[Callable[[Order], tuple], Callable]] = {
     SessionRow: (attrgetter("sessions"), _session_row),
     RefundRow: (attrgetter("refunds"), _refund_row),
     TokenRow: (attrgetter("tokens"), _token_row),
 }
 
 
-def _changed_rows(row_type: type, held: Iterable[Order], before: Mapping[str, Order]) -> list:
-    """The rows of the changed orders' sessions, refunds or tokens that are new or differ from their rows as
-    committed: a refund's command would otherwise write every earlier refund and the session of its order again, a
-    new row version each. The core keeps the very object of a part it did not change, so only the parts it replaced
-    or added are mapped to rows: the 1,000th refund of an order costs what the first did."""
-    parts_of, row_of = _PARTS[row_type]
-    changed = []
+def _changed_rows(row_type: type, held: Iterable[Order], before: Mapping[str, Order]) -> tuple[list, list]:
+    """The rows of the changed orders' sessions, refunds or tokens that are new (inserted) or differ from their rows
+    as committed (updated): a refund's command would otherwise write every earlier refund and the session of its
+    order again, a new row version each. The core keeps the very object of a part it did not change, so only the
+    parts it replaced or added are mapped to rows: the 1,000th refund of an order costs what the first did."""
+    parts_of, row_of = _PART_ROWS[row_type]
+    new, changed = [], []
     for o in held:
         old = parts_of(before[o.order_id]) if o.order_id in before else ()
         if not old:  # a new order, or its first session, refund or token
-            changed += [row_of(o, part) for part in parts_of(o)]
+            new += [row_of(o, part) for part in parts_of(o)]
             continue
         kept = {id(part) for part in old}
         fresh = [part for part in parts_of(o) if id(part) not in kept]
         if not fresh:
             continue
         now = {id(part) for part in parts_of(o)}
-        committed = {row_of(o, part) for part in old if id(part) not in now}  # the parts it replaced, as they were
-        changed += [row for row in (row_of(o, part) for part in fresh) if row not in committed]
-    return changed
+        replaced = {row_of(o, part) for part in old if id(part) not in now}  # as committed
+        keys = {row[0] for row in replaced}
+        for row in (row_of(o, part) for part in fresh):
+            if row[0] not in keys:
+                new.append(row)
+            elif row not in replaced:
+                changed.append(row)
+    return new, changed
 
 
 _PAID_EVENTS = (m.OrderPaid, m.OrderResolved)  # when an order is paid, for the paid time filters
