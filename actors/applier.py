@@ -5,7 +5,6 @@ worker's lanes, with the orders it holds (a cache) and its order numbers."""
 from __future__ import annotations
 
 import logging
-import time
 import traceback
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -15,7 +14,8 @@ import asyncpg
 from actors import batch, store
 from actors import messages as m
 from actors.entries import Failure, log_ids
-from actors.fencing import Fenced, check_fences
+from actors.fencing import Fenced
+from actors.group_commit import GroupCommit
 from actors.numbers import NumberBlocks
 from actors.order import Order
 from actors.outcomes import Outcome, Prepared
@@ -45,6 +45,7 @@ class Applier:
         self.hooks = hooks or BatchHooks()
         self.numbers = numbers or NumberBlocks()
         self.cache: OrderedDict[str, Order] = OrderedDict()  # the orders as committed, least recently used first
+        self.group = GroupCommit(self.hooks)  # the lanes' batches, committed together
 
     def forget(self, moved: Callable[[str], bool]) -> None:
         """Drop the orders of partitions that changed hands: another worker may have written them meanwhile."""
@@ -111,9 +112,8 @@ class Applier:
         decided = batch.decide_batch(envelopes, prepared, found, self.numbers)
         self.hooks.before_commit()
         try:
-            started = time.perf_counter()
-            await self.hooks.commit(_fenced_commit(conn, fences, decided, published, found))
-            metrics.COMMIT_DURATION.observe(time.perf_counter() - started)
+            await self.group.commit(conn, store.batch_rows(decided.fresh, decided.changed, decided.encoded, published,
+                                                           found), fences)
         except BaseException as exc:
             for order_id in decided.changed:
                 self.cache.pop(order_id, None)
@@ -136,11 +136,3 @@ class Applier:
         if len(self.cache) > CACHE_SIZE:
             self.cache.popitem(last=False)
 
-
-async def _fenced_commit(conn: asyncpg.Connection, fences: set[tuple[int, int]], decided: batch.Decided,
-                         published: list[str], found: dict[str, Order]) -> None:
-    """The batch's statement in a transaction that first checks its lease epochs: all of it or, from a worker whose
-    lease went to another, nothing."""
-    async with conn.transaction():
-        await check_fences(conn, fences)
-        await store.commit(conn, decided.fresh, decided.changed, decided.encoded, published, found)

@@ -1,9 +1,10 @@
 """The actor worker: owns partitions by lease, shares them out among its lanes, and keeps both going.
 
 The worker's partitions are shared out among a few lanes (actors/lane.py), each with its own PostgreSQL
-connection, so that one lane decides its batch while another waits for its commit. Per batch a lane reads
-from its partitions, answers already-recorded commands from the dedupe table, runs the rest through their
-order's pure transitions, commits everything in one transaction, then replies, acks and publishes. A batch
+connection, so that lanes decide their batches while a commit is in flight. Per batch a lane reads from its
+partitions, answers already-recorded commands from the dedupe table, runs the rest through their order's pure
+transitions, commits everything in one transaction (with the batches other lanes have ready: actors/group_commit.py),
+then replies, acks and publishes. A batch
 whose orders the worker holds, or creates under numbers it holds, reads nothing first: the dedupe table's
 unique key refuses its commit if one of its commands was recorded before, and it is decided again the long
 way (actors/applier.py). A crash anywhere before the ack leaves the commands pending; the next owner re-reads

@@ -34,6 +34,8 @@ BATCH_SIZE = Histogram("actor_batch_size", "Stream entries a lane handled in one
 COMMIT_DURATION = Histogram("actor_commit_seconds",
                             "Time of a batch's commit transaction (fence check and statement) in PostgreSQL",
                             buckets=_LATENCY)
+COMMIT_COMMANDS = Histogram("actor_commit_commands", "Commands one commit of a worker recorded, its lanes' batches"
+                            " together", buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
 COMMANDS = Counter("actor_commands", "Commands a worker finished, by outcome", ["outcome"])
 BATCHES = Counter("actor_batches", "Batches a worker committed or tried to: `at_once` (every order held or created under a"
                   " number held, nothing read first), `prepared` (read first), `decided_again` (at once, refused by a unique key)",

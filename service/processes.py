@@ -57,7 +57,8 @@ async def _actors(settings: Settings, hooks: BatchHooks | None) -> None:
     worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
     # Named in pg_stat_activity: which worker a session, a lock or a commit belongs to.
     named = {**db.ACTOR_SETTINGS, "application_name": f"actors {worker_id}"}
-    async with wiring.opened(settings, pool_max=4, server_settings=named) as wired:
+    # A connection a lane, and two for the outbox sweep and the gauges.
+    async with wiring.opened(settings, pool_max=settings.actor_lanes + 2, server_settings=named) as wired:
         pool, redis, keys = wired.pool, wired.redis, wired.keys
         clock = wired.clock("actors")
         worker = Worker(pool, redis, keys, worker_id,
