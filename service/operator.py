@@ -292,7 +292,7 @@ def cmd_process(args) -> int:
     if not settings.database_url or not settings.redis_url:
         print("DATABASE_URL and REDIS_URL must be set (or use `service dev`).", file=sys.stderr)
         return 2
-    {"web": processes.run_web, "actors": processes.run_actors, "scheduler": processes.run_scheduler,
+    {"web": lambda s: processes.run_web(s, args.share_port), "actors": processes.run_actors, "scheduler": processes.run_scheduler,
      "webhooks": processes.run_webhooks, "cards": processes.run_cards,
      "watch": lambda s: processes.run_watch(s, args.family)}[args.command](settings)
     return 0

@@ -8,6 +8,7 @@ import contextlib
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import aiohttp
 import psutil
+import pytest
 
 from testkit.signed import Signed
 from tests.support.processes import QUICK, free_port, until_answered
@@ -95,3 +97,23 @@ async def test_stopping_dev_stops_what_it_started_and_it_starts_again(tmp_path):
         for process in started:
             with contextlib.suppress(psutil.NoSuchProcess):
                 process.kill()
+
+
+@pytest.mark.parametrize("command", [["dev"], ["web"]])
+def test_a_second_server_on_a_taken_port_stops_naming_the_port_and_its_holder(tmp_path, settings, command):
+    """Two `service dev --port 8080` from two checkouts both listened (SO_REUSEPORT), and requests split between two
+    services with different databases. The second now stops at once, before starting anything, and says who holds
+    the port."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        held.listen()
+        port = held.getsockname()[1]
+        env = dict(os.environ, SERVICE_DATA_DIR=str(tmp_path / "data"), DATABASE_URL=settings.database_url,
+                   REDIS_URL=settings.redis_url, METRICS_PORT="0")
+        if command == ["dev"]:  # on its embedded defaults, which it must not start
+            del env["DATABASE_URL"], env["REDIS_URL"]
+        done = subprocess.run([sys.executable, "-m", "service", *command, "--port", str(port)], env=env, cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode != 0
+    assert f"port {port} is taken by pid {os.getpid()} (" in done.stderr and str(ROOT) in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not (tmp_path / "data").exists()
