@@ -104,7 +104,7 @@ class Worker:
                     trimmed_at = time.monotonic()
                     await self._trim()
             except faults.UNAVAILABLE as exc:
-                log.warning("worker %s: leases not renewed (%s); retrying", self.worker_id, exc)
+                faults.unavailable(log, f"worker {self.worker_id}: renewing leases", exc, "retrying")
             try:
                 await asyncio.wait_for(stop.wait(), self._lease_every)
             except TimeoutError:
