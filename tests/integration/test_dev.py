@@ -24,11 +24,13 @@ from tests.support.processes import QUICK, free_port, until_answered
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _start(data_dir: Path, port: int, **env_extra: str) -> subprocess.Popen:
+def _start(data_dir: Path, port: int, log: Path | None = None, **env_extra: str) -> subprocess.Popen:
+    """`service dev` on the data folder; with `log`, everything it and its processes print goes there."""
     env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "METRICS_PORT")}
     env |= {"SERVICE_DATA_DIR": str(data_dir), "LOG_LEVEL": "WARNING"} | env_extra
+    out = subprocess.DEVNULL if log is None else log.open("ab")
     return subprocess.Popen([sys.executable, "-m", "service", "dev", "--port", str(port)], env=env, cwd=ROOT,
-                            stdout=subprocess.DEVNULL)
+                            stdout=out, stderr=None if log is None else subprocess.STDOUT)
 
 
 def _tree(dev: subprocess.Popen, data_dir: Path) -> list[psutil.Process]:
