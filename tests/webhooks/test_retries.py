@@ -91,7 +91,8 @@ async def test_never_succeeding_endpoint_ends_disabled_with_its_event(stack, mer
     [told] = ops.requests
     event = json.loads(told.body)
     assert event["type"] == "webhook_endpoint.disabled"
-    assert event["data"]["endpoint_id"] == endpoint["id"] and event["data"]["disabled_reason"] == "failing"
+    assert event["data"]["webhook_endpoint_id"] == endpoint["webhook_endpoint_id"] == event["data"]["endpoint_id"]
+    assert event["data"]["disabled_reason"] == "failing"
     status, listing = await merchant.get("/b2b/v1/events?type=webhook_endpoint.disabled")
     assert status == 200 and [e["id"] for e in listing["data"]] == [event["id"]]
     status, one = await merchant.get(f"/b2b/v1/events/{event['id']}")
