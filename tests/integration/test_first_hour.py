@@ -70,7 +70,7 @@ async def test_the_readme_then_the_libraries_readmes_on_a_fresh_service_dev_whos
     dev = _start(data_dir, port, log=log, LOG_LEVEL="INFO")
     try:
         async with aiohttp.ClientSession() as http:
-            await _ready(http, port)
+            await _ready(http, port, timeout=180)  # a fresh data folder: initdb and every migration first
             env = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL", "XDG_RUNTIME_DIR")}
             env |= {"SERVICE_DATA_DIR": str(data_dir), "BASE_URL": f"http://127.0.0.1:{port}",
                     "PYTHONPATH": str(ROOT), "PATH": f"{Path(sys.executable).parent}:{env['PATH']}"}
