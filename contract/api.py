@@ -15,7 +15,7 @@ Timestamp = Annotated[str, Meta(extra_json_schema={"format": "date-time"}, descr
 OrderStatus = Literal["PENDING", "PAID", "PARTIAL_PAID", "CANCELED", "REFUNDED", "PARTIALLY_REFUNDED"]
 SessionStatus = Literal["OPEN", "COMPLETED", "EXPIRED", "SUPERSEDED", "CANCELED"]
 RefundStatus = Literal["PENDING", "APPROVED", "REJECTED", "EXECUTED"]
-
+TokenStatus = Literal["ACTIVE", "SUBMITTED", "EXPIRED_UNUSED", "CANCELED", "RENEWAL_REQUESTED", "RENEWED"]
 
 
 def deprecated_alias(name: str) -> Any:
@@ -24,9 +24,6 @@ def deprecated_alias(name: str) -> Any:
     dropped in /b2b/v2 (docs/api.md, Names)."""
     return Annotated[str, Meta(description=f"Deprecated alias of `{name}`: read `{name}`.",
                                extra_json_schema={"deprecated": True})]
-
-
-TokenStatus = Literal["ACTIVE", "SUBMITTED", "EXPIRED_UNUSED", "CANCELED", "RENEWAL_REQUESTED", "RENEWED"]
 
 
 class LineItem(msgspec.Struct, kw_only=True):
