@@ -1,5 +1,6 @@
 """Applying a batch's commands: decided on the orders the worker holds, or on what PostgreSQL holds, and committed
-in one statement. Shared by a worker's lanes, with the orders it holds (a cache) and its order numbers."""
+in one statement, in a transaction that first checks the batch's lease epochs (actors/fencing.py). Shared by a
+worker's lanes, with the orders it holds (a cache) and its order numbers."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import asyncpg
 from actors import batch, store
 from actors import messages as m
 from actors.entries import Failure, log_ids
+from actors.fencing import Fenced, check_fences
 from actors.numbers import NumberBlocks
 from actors.order import Order
 from actors.outcomes import Outcome, Prepared
@@ -49,8 +51,10 @@ class Applier:
         for order_id in [o for o in self.cache if moved(o)]:
             del self.cache[order_id]
 
-    async def apply(self, conn: asyncpg.Connection, envelopes: list[m.Envelope],
-                    published: list[str]) -> list[Outcome | Failure]:
+    async def apply(self, conn: asyncpg.Connection, envelopes: list[m.Envelope], published: list[str],
+                    fences: set[tuple[int, int]]) -> list[Outcome | Failure]:
+        """`fences` are the (partition, lease epoch) the batch was read under: it commits only while PostgreSQL
+        knows no newer epoch of any of them (actors/fencing.py), and raises Fenced otherwise."""
         # The batch decides on the orders it found cached before its first await: a lease change or another
         # lane's batch may drop them from the cache meanwhile, and an order neither cached nor read would be
         # answered order_not_found.
@@ -64,7 +68,7 @@ class Applier:
             # again against what PostgreSQL holds.
             try:
                 nothing_read = Prepared({}, {}, {}, {})
-                outcomes = await self._decide_and_commit(conn, envelopes, nothing_read, held, published)
+                outcomes = await self._decide_and_commit(conn, envelopes, nothing_read, held, published, fences)
                 _AT_ONCE.inc()
                 return outcomes
             except asyncpg.UniqueViolationError:
@@ -73,14 +77,15 @@ class Applier:
         for order in prepared.orders.values():
             self._remember(order)
         _PREPARED.inc()
-        return await self._decide_and_commit(conn, envelopes, prepared, held | prepared.orders, published)
+        return await self._decide_and_commit(conn, envelopes, prepared, held | prepared.orders, published, fences)
 
-    async def apply_alone(self, conn: asyncpg.Connection, env: m.Envelope) -> Outcome | Failure:
+    async def apply_alone(self, conn: asyncpg.Connection, env: m.Envelope,
+                          fences: set[tuple[int, int]]) -> Outcome | Failure:
         self.cache.pop(env.command.order_id, None)
         try:
-            [outcome] = await self.apply(conn, [env], [])
+            [outcome] = await self.apply(conn, [env], [], fences)
             return outcome
-        except faults.UNAVAILABLE:
+        except (*faults.UNAVAILABLE, Fenced):
             raise
         except asyncpg.PostgresError as exc:
             log.error("command %s refused by the database: %s", env.command_id, exc, extra=log_ids(env))
@@ -101,19 +106,18 @@ class Applier:
                 and not any(e.recorded_only or isinstance(e.command, m.SubmitRefundTx) for e in envelopes))
 
     async def _decide_and_commit(self, conn: asyncpg.Connection, envelopes: list[m.Envelope], prepared: Prepared,
-                                 found: dict[str, Order], published: list[str]) -> list[Outcome | Failure]:
+                                 found: dict[str, Order], published: list[str],
+                                 fences: set[tuple[int, int]]) -> list[Outcome | Failure]:
         decided = batch.decide_batch(envelopes, prepared, found, self.numbers)
         self.hooks.before_commit()
         try:
-            # One statement, so one transaction of its own: no BEGIN and COMMIT round trips around it.
             started = time.perf_counter()
-            await self.hooks.commit(store.commit(conn, decided.fresh, decided.changed, decided.encoded, published,
-                                                 found))
+            await self.hooks.commit(_fenced_commit(conn, fences, decided, published, found))
             metrics.COMMIT_DURATION.observe(time.perf_counter() - started)
         except BaseException as exc:
             for order_id in decided.changed:
                 self.cache.pop(order_id, None)
-            if isinstance(exc, faults.MACHINE) or (isinstance(exc, asyncpg.PostgresError)
+            if isinstance(exc, faults.MACHINE) or (isinstance(exc, (asyncpg.PostgresError, Fenced))
                                                    and not isinstance(exc, faults.UNAVAILABLE)):
                 # PostgreSQL refused the statement, so none of its orders was stored: their numbers go to the next
                 # new orders. After a lost connection the commit may have happened, and they are not reused.
@@ -132,3 +136,12 @@ class Applier:
         self.cache.move_to_end(order.order_id)
         if len(self.cache) > CACHE_SIZE:
             self.cache.popitem(last=False)
+
+
+async def _fenced_commit(conn: asyncpg.Connection, fences: set[tuple[int, int]], decided: batch.Decided,
+                         published: list[str], found: dict[str, Order]) -> None:
+    """The batch's statement in a transaction that first checks its lease epochs: all of it or, from a worker whose
+    lease went to another, nothing."""
+    async with conn.transaction():
+        await check_fences(conn, fences)
+        await store.commit(conn, decided.fresh, decided.changed, decided.encoded, published, found)

@@ -420,7 +420,8 @@ async def create_refund(request: web.Request) -> web.Response:
     if refund_in.refund_network is None or refund_in.refund_token_address is None:
         raise ApiError(422, "not_served_by_peer", "The peer takes `refund_network` and `refund_token_address`.",
                        "refund_network")
-    to = refund_destination(refund_in.refund_to_address, refund_in.refund_network, refund_in.refund_token_address)
+    to = refund_destination(refund_in.refund_to_address, refund_in.refund_network, refund_in.refund_token_address,
+                            api_key.livemode)
     if (repeat := await _spend(request)) is not None:
         return repeat
     now, order_id = utcnow(), refund_in.order_id

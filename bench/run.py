@@ -171,7 +171,7 @@ def refund_body(pair, order_id: str, tag: str, i: int) -> tuple[str, bytes]:
     # Each body its own (its reason), as each session's external_ref: a request signed twice in one second would
     # be the same signature, refused as a replay.
     body = {"order_id": order_id, "amount": "0.01", "reason": f"bench-{tag}-{i}", "refund_to_address": REFUND_TO,
-            "refund_network": "ethereum", "refund_token_address": prefill.USDT}
+            "refund_network": "sepolia", "refund_token_address": prefill.USDT}
     return f"/b2b/v1/merchants/{pair.merchant_id}/refunds", json.dumps(body).encode()
 
 
@@ -222,7 +222,7 @@ async def paid_orders(base_url: str, pair, count: int) -> list[str]:
         async def one(i: int) -> str:
             order_id = (await post(*session_body("paid", i)))["order_id"]
             await post(f"/b2b/v1/test-helpers/orders/{order_id}/payments",
-                       json.dumps({"amount": "10.00", "network": "ethereum", "token_address": prefill.USDT}).encode())
+                       json.dumps({"amount": "10.00", "network": "sepolia", "token_address": prefill.USDT}).encode())
             return order_id
 
         gate = asyncio.Semaphore(32)

@@ -34,7 +34,7 @@ async def peer(settings, stack):
 async def refund(client: Signed, order_id: str, amount: str, reason: str = "bench") -> tuple[int, dict]:
     return await client.post(f"/b2b/v1/merchants/{client.merchant_id}/refunds", {
         "order_id": order_id, "amount": amount, "reason": reason, "refund_to_address": REFUND_TO,
-        "refund_network": "ethereum", "refund_token_address": USDT})
+        "refund_network": "sepolia", "refund_token_address": USDT})
 
 
 async def replayed(client: Signed, key: str | None) -> tuple[int, dict]:

@@ -130,8 +130,10 @@ async def test_a_second_delivery_of_the_same_events_adds_nothing(stack, team, no
     await request_refund(stack, owner.client)
     await drain(notifier, lambda: count(stack, owner.email))
     entries = await redis.xrevrange(keys.events, count=200)
-    assert await notifier._ingest(entries) == 0
+    # The stream is the session's: the first pass may also take other tests' events this notifier never read.
+    await notifier._ingest(entries)
     assert await count(stack, owner.email) == 1
+    assert await notifier._ingest(entries) == 0
 
 
 def _mails(outcome: str) -> float:

@@ -92,6 +92,36 @@ async def test_release_all_frees_partitions(redis, keys):
     assert (await second.refresh())[0] == set(range(6))
 
 
+async def test_every_new_holder_of_a_partition_takes_a_newer_epoch(redis, keys):
+    first, second = Leases(redis, keys, "w1", 5000), Leases(redis, keys, "w2", 5000)
+    await first.refresh()
+    assert first.epochs == dict.fromkeys(range(6), 1)
+    await second.refresh()
+    _, given_up = await first.refresh()
+    await second.refresh()
+    assert second.epochs == dict.fromkeys(given_up, 2) and first.epochs == dict.fromkeys(first.owned, 1)
+
+
+async def test_a_lapsed_worker_holds_nothing_until_it_acquires_anew_under_newer_epochs(redis, keys):
+    leases = Leases(redis, keys, "w1", 300)
+    await leases.refresh()
+    leases.lapse()
+    assert leases.owned == set() and leases.epochs == {}
+    assert (await leases.refresh())[0] == set()  # its own leases, still in Redis, are not taken back
+    await asyncio.sleep(0.4)
+    gained, _ = await leases.refresh()
+    assert gained == set(range(6)) and leases.epochs == dict.fromkeys(range(6), 2)
+
+
+async def test_a_lease_given_up_goes_next_under_an_epoch_above_the_floor(redis, keys):
+    first, second = Leases(redis, keys, "w1", 5000), Leases(redis, keys, "w2", 5000)
+    await first.refresh()
+    await first.give_up({0: 10})  # PostgreSQL knew of epoch 10, which Redis lost
+    assert 0 not in first.owned and 0 not in first.epochs
+    gained, _ = await second.refresh()
+    assert gained == {0} and second.epochs == {0: 11}
+
+
 async def test_pipeliner_answers_each_caller(real_redis, keys):
     pipe = Pipeliner(real_redis)
     try:
