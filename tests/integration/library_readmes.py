@@ -26,6 +26,18 @@ def blocks(readme: Path, language: str) -> list[str]:
     return re.findall(rf"```{language}\n(.*?)```", readme.read_text(), re.S)
 
 
+# The team's routes answer a live key only (docs/api.md, Test keys and live mode): a merchant runs the README's team
+# example with its live key, the rest with its test key.
+_TEAM_CALLS = {"python": ("client.staff.", "client.audit_events."), "ts": ("client.staff.", "client.auditEvents.")}
+_LIVE_CLIENT = {"python": "live_client", "ts": "liveClient"}
+
+
+def on_live_key(code: str, language: str) -> str:
+    for call in _TEAM_CALLS[language]:
+        code = code.replace(call, f"{_LIVE_CLIENT[language]}.{call.removeprefix('client.')}")
+    return code
+
+
 def filled(code: str, keys: dict, base_url: str) -> str:
     for placeholder, value in (("pk_test_...", keys["public_key"]), ("sk_test_...", keys["secret_key"]),
                                ("mer_...", keys["merchant_id"]), ("https://api.example.com", base_url)):
@@ -64,7 +76,7 @@ class Receiver:
         self.server.shutdown()
 
 
-def run_python(keys: dict, base_url: str, network: str, token_address: str, workdir: Path) -> dict:
+def run_python(keys: dict, live_keys: dict, base_url: str, network: str, token_address: str, workdir: Path) -> dict:
     """Every Python block of the library's README in one namespace; the first payment's receiver is then handed the
     real payment.settled delivery of the order its session made. What the stand-ins saw is returned."""
     from service_client import Client
@@ -74,6 +86,8 @@ def run_python(keys: dict, base_url: str, network: str, token_address: str, work
     namespace |= {"ledger": SimpleNamespace(add=lambda *args: seen["ledger"].append(args)), "URL": base_url,
                   "start": date(2026, 3, 1), "end": date.today()}
     setup = Client(keys["public_key"], keys["secret_key"], merchant_id=keys["merchant_id"], base_url=base_url)
+    namespace["live_client"] = Client(live_keys["public_key"], live_keys["secret_key"],
+                                      merchant_id=live_keys["merchant_id"], base_url=base_url)
     receiver = Receiver()
     cwd = os.getcwd()
     os.chdir(workdir)  # the exports example saves a file where it runs
@@ -91,8 +105,8 @@ def run_python(keys: dict, base_url: str, network: str, token_address: str, work
             # The asyncio client's example awaits at its top level, and its `client` is its own.
             scope = dict(namespace) if "AsyncClient" in code else namespace
             flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-            ran = eval(compile(filled(code, keys, base_url), "clients/python/README.md", "exec", flags=flags),  # noqa: S307
-                       scope)
+            ran = eval(compile(on_live_key(filled(code, keys, base_url), "python"), "clients/python/README.md", "exec",  # noqa: S307
+                               flags=flags), scope)
             if ran is not None:
                 asyncio.run(ran)
         return {"seen": seen, "session": session, "delivery": (headers, body), "secret": namespace["secret"]}
@@ -100,6 +114,7 @@ def run_python(keys: dict, base_url: str, network: str, token_address: str, work
         os.chdir(cwd)
         receiver.close()
         setup.close()
+        namespace["live_client"].close()
 
 
 # The names the Node README leaves to the reader; `app` is an Express application whose routes are kept.
@@ -108,6 +123,7 @@ const seen = { fulfil: [], sendToAna: [], share: [], ledger: [] };
 const routes = [];
 const app = { post: (path, ...handlers) => routes.push({ path, handlers }) };
 const secret = process.env.README_SECRET;
+const liveClient = new ServiceClient(JSON.parse(process.env.README_LIVE_OPTIONS));
 const userId = process.env.README_USER_ID;
 const from = '2026-03-01', to = new Date();
 const fulfil = async (order) => { seen.fulfil.push(order.external_ref); };
@@ -131,10 +147,11 @@ console.log(JSON.stringify({ answers, seen, path: routes[0].path, session: sessi
 _EXPRESS_STAND_IN = "export default { raw: () => (req, res, next) => next() };\n"
 
 
-def run_node(keys: dict, base_url: str, workdir: Path, secret: str, user_id: str, delivery: tuple[dict, bytes]) -> dict:
+def run_node(keys: dict, live_keys: dict, base_url: str, workdir: Path, secret: str, user_id: str,
+             delivery: tuple[dict, bytes]) -> dict:
     """Every TypeScript block of the Node library's README as one ES module (imports first, types stripped by the
     esbuild the library builds with), importing the built library as `service-client` and a stand-in `express`."""
-    code = "\n".join(filled(block, keys, base_url) for block in blocks(NODE_DIR / "README.md", "ts"))
+    code = "\n".join(on_live_key(filled(block, keys, base_url), "ts") for block in blocks(NODE_DIR / "README.md", "ts"))
     imports = [line for line in code.splitlines() if line.startswith("import ")]
     body = "\n".join(line for line in code.splitlines() if not line.startswith("import "))
     module = "\n".join(imports) + _NODE_PRELUDE + body + _NODE_EPILOGUE
@@ -151,7 +168,9 @@ def run_node(keys: dict, base_url: str, workdir: Path, secret: str, user_id: str
     subprocess.run(["node", "-e", transpile, str(workdir / "readme.ts"), str(workdir / "readme.mjs")], cwd=NODE_DIR,
                    check=True, capture_output=True, timeout=60)
     headers, raw = delivery
-    env = dict(os.environ, README_SECRET=secret, README_USER_ID=user_id,
+    live = {"publicKey": live_keys["public_key"], "secretKey": live_keys["secret_key"],
+            "merchantId": live_keys["merchant_id"], "baseUrl": base_url}
+    env = dict(os.environ, README_SECRET=secret, README_USER_ID=user_id, README_LIVE_OPTIONS=json.dumps(live),
                README_DELIVERY=json.dumps({"headers": headers, "body": raw.decode()}))
     done = subprocess.run(["node", str(workdir / "readme.mjs")], cwd=workdir, env=env, capture_output=True,
                           text=True, timeout=180)

@@ -109,7 +109,11 @@ async def _libraries_readmes(keys: dict, base_url: str, tmp_path: Path, env: dic
     python_dir, node_dir = tmp_path / "python", tmp_path / "node"
     python_dir.mkdir()
     node_dir.mkdir()
-    ran = await asyncio.to_thread(library_readmes.run_python, keys, base_url, network.slug,
+    live = subprocess.run([sys.executable, "-m", "service", "keys", "create", keys["merchant_id"], "--live", "--json"],
+                          env=env, capture_output=True, text=True, timeout=120)
+    assert live.returncode == 0, live.stderr
+    live_keys = json.loads(live.stdout)
+    ran = await asyncio.to_thread(library_readmes.run_python, keys, live_keys, base_url, network.slug,
                                   network.stablecoins[0].address, python_dir)
     seen = ran["seen"]
     assert seen["receive"] == [200, 400]  # the real delivery verifies; the same bytes with one more do not
@@ -126,7 +130,7 @@ async def _libraries_readmes(keys: dict, base_url: str, tmp_path: Path, env: dic
                            "--email", "manager@example.com", "--password", "a long enough password 1",
                            "--role", "manager", "--json"], env=env, capture_output=True, text=True, timeout=120)
     assert made.returncode == 0, made.stderr
-    ran_node = await asyncio.to_thread(library_readmes.run_node, keys, base_url, node_dir, ran["secret"],
+    ran_node = await asyncio.to_thread(library_readmes.run_node, keys, live_keys, base_url, node_dir, ran["secret"],
                                        json.loads(made.stdout)["user_id"], ran["delivery"])
     assert ran_node["path"] == "/hooks" and ran_node["answers"] == [200, 400]
     assert ran_node["seen"]["fulfil"] == ["A-1001"]
