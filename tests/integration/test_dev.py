@@ -138,7 +138,7 @@ async def test_an_operator_command_run_outside_the_checkout_works_on_the_running
     dev = _start(data_dir, port, XDG_RUNTIME_DIR=str(runtime))
     try:
         async with aiohttp.ClientSession() as http:
-            await _ready(http, port)
+            await _ready(http, port, timeout=180)  # a fresh data folder: initdb and every migration first
             made = _outside(tmp_path / "home", runtime, "merchants", "create", "--name", "Elsewhere", "--json")
             assert made.returncode == 0, made.stderr
             assert f"working on the data of `service dev` on port {port} (pid {dev.pid}, data in {data_dir})" in \
