@@ -117,7 +117,8 @@ class Applier:
         except BaseException as exc:
             for order_id in decided.changed:
                 self.cache.pop(order_id, None)
-            if isinstance(exc, (asyncpg.PostgresError, Fenced)) and not isinstance(exc, faults.UNAVAILABLE):
+            if isinstance(exc, faults.MACHINE) or (isinstance(exc, (asyncpg.PostgresError, Fenced))
+                                                   and not isinstance(exc, faults.UNAVAILABLE)):
                 # PostgreSQL refused the statement, so none of its orders was stored: their numbers go to the next
                 # new orders. After a lost connection the commit may have happened, and they are not reused.
                 for key, number in decided.numbered:

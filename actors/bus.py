@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import logging
+
 import msgspec
 
 from actors import messages as m
+from common import faults
 from common.metrics import COMMAND_ROUND_TRIP
 from streams import producer
 
 # Looked up once: ask() runs for nearly every API request.
+log = logging.getLogger(producer.__name__)
 _ROUND_TRIP = {outcome: COMMAND_ROUND_TRIP.labels(outcome) for outcome in ("answered", "timeout", "failed")}
 
 
@@ -21,3 +25,6 @@ class CommandBus(producer.CommandBus):
 
     def round_trip(self, outcome: str, seconds: float) -> None:
         _ROUND_TRIP[outcome].observe(seconds)
+
+    def read_failed(self, exc: Exception) -> None:
+        faults.report(log, f"reading replies on {self.reply_stream}", exc, "retrying")

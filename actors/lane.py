@@ -81,7 +81,7 @@ class Lane:
                             await self.step(conn, block_ms=200)
                         await self._finish_previous()
                 except faults.UNAVAILABLE as exc:
-                    log.warning("worker %s: dependency unavailable (%s); retrying", self.crew.worker_id, exc)
+                    faults.unavailable(log, f"worker {self.crew.worker_id}: a lane", exc, "retrying")
                     await self.reset()
                     await asyncio.sleep(0.5)
         finally:

@@ -120,7 +120,7 @@ class Worker:
                         await self._trim()
             except faults.UNAVAILABLE as exc:  # a TimeoutError too: the leases' time ran out
                 if self._until_lapse() != 0:  # past it, the lapse says why
-                    log.warning("worker %s: leases not renewed (%r); retrying", self.worker_id, exc)
+                    faults.unavailable(log, f"worker {self.worker_id}: renewing leases", exc, "retrying")
             if self._until_lapse() == 0:
                 self._lapse()
             try:

@@ -537,7 +537,7 @@ async def main() -> None:
         if args.retention is not None:
             env["STREAM_RETENTION_S"] = str(args.retention)
         port = free_port()
-        designs.append(Design("pipeline", [([sys.executable, "-m", "service", "web", "--port", str(port)], args.web,
+        designs.append(Design("pipeline", [([sys.executable, "-m", "service", "web", "--port", str(port), "--share-port"], args.web,
                                             "web"),
                                            ([sys.executable, "-m", "service", "actors"], args.workers, "actors")],
                               port, 1.5))

@@ -32,6 +32,11 @@ def adapter_class(family: Family) -> type:
     return getattr(importlib.import_module(module), name)
 
 
+# The prefix of the transaction hashes the test helpers make up (web/views/testmode.py, the checkout page's
+# simulated payment): no chain holds them, so no explorer link may point at one.
+SIMULATED_TX = "test"
+
+
 class UnknownNetwork(KeyError):
     """No network with that slug in the registry."""
 
@@ -73,7 +78,9 @@ class Network(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
             raise ValueError(f"{self.slug}: block_time_s must be positive")
 
     def explorer_url(self, tx_hash: str) -> str | None:
-        return self.explorer_tx_url.replace("{tx_hash}", tx_hash) if self.explorer_tx_url else None
+        if not self.explorer_tx_url or tx_hash.startswith(SIMULATED_TX + "_"):
+            return None
+        return self.explorer_tx_url.replace("{tx_hash}", tx_hash)
 
 
 class Registry(msgspec.Struct, frozen=True):

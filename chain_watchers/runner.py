@@ -186,6 +186,10 @@ async def _first(stop: asyncio.Event, moved: asyncio.Event, timeout: float) -> N
 async def serve(settings: Settings, family: str, stop: asyncio.Event) -> None:
     """The `service watch --family F` process: waits for PostgreSQL and Redis and for its family's lock, then
     watches until `stop`; standing by again whenever the lock's connection dies."""
+    # The client libraries first: importing them takes seconds of CPU on a busy start, and done after the bus began
+    # reading its replies, that stall outlasted the reads' socket timeout (a TimeoutError on every start).
+    from chain_watchers.clients import open_adapter
+
     registry = load_registry()
     what = f"watch {family}"
     async with wiring.opened(settings, pool_max=3) as wired:
@@ -196,7 +200,8 @@ async def serve(settings: Settings, family: str, stop: asyncio.Event) -> None:
             async with wired.measured(what, stop) as offset:
                 if offset is None:
                     return
-                watcher = Watcher(family, registry, wired.pool, bus, options=WatchOptions.from_env(), offset=offset)
+                watcher = Watcher(family, registry, wired.pool, bus, open_adapter=open_adapter,
+                                  options=WatchOptions.from_env(), offset=offset)
 
                 async def watch() -> None:
                     logs.announce(log, f"watch: {family} watcher on {', '.join(n.slug for n in watcher.networks)}")

@@ -15,6 +15,12 @@ _LATENCY = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5
 
 CLOCK_OFFSET = Gauge("clock_offset_seconds", "This process's clock minus Redis's TIME at the last measurement"
                      " (common/clock_offset.py)")
+DEPENDENCY_FAULTS = Counter("dependency_faults", "Failures of a call to a dependency out of reach or out of resources"
+                            " (a refused or cut connection, a timeout, PostgreSQL's disk full), by dependency"
+                            " (postgresql, redis); the log says only each episode's first (common/faults.py)",
+                            ["dependency"])
+DEPENDENCY_FAULT_EPISODES = Counter("dependency_fault_episodes", "Episodes of dependency faults: runs of faults no"
+                                    " more than faults.EPISODE_GAP_S apart, each logged as one WARNING", ["dependency"])
 LOCK_HELD = Gauge("lock_held", "1 while this process holds its advisory lock and acts on it (watchers, card refunds)")
 
 # web

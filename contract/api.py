@@ -18,6 +18,14 @@ RefundStatus = Literal["PENDING", "APPROVED", "REJECTED", "EXECUTED"]
 TokenStatus = Literal["ACTIVE", "SUBMITTED", "EXPIRED_UNUSED", "CANCELED", "RENEWAL_REQUESTED", "RENEWED"]
 
 
+def deprecated_alias(name: str) -> Any:
+    """A field answered beside `name`, under the name it had before every id was named `<object>_id` and every field
+    snake_case: kept throughout /b2b/v1 so that no caller breaks, marked deprecated in the OpenAPI document, and
+    dropped in /b2b/v2 (docs/api.md, Names)."""
+    return Annotated[str, Meta(description=f"Deprecated alias of `{name}`: read `{name}`.",
+                               extra_json_schema={"deprecated": True})]
+
+
 class LineItem(msgspec.Struct, kw_only=True):
     name: str
     quantity: int
@@ -123,7 +131,8 @@ class Refund(msgspec.Struct, kw_only=True):
     source: Literal["merchant", "customer"]
     metadata: dict[str, str]
     link_token: str
-    link_token_camel: str = msgspec.field(name="linkToken")  # SPEC 2.3 spells it so; both names answer
+    # SPEC 2.3 spells it so; the snake_case name is the one to read.
+    link_token_camel: deprecated_alias("link_token") = msgspec.field(name="linkToken")
     status_url: str
     refund_request_token: str | None
     rejection_reason: str | None
@@ -203,7 +212,8 @@ class Event(msgspec.Struct, kw_only=True):
 
 class WebhookEndpoint(msgspec.Struct, kw_only=True):
     object: Literal["webhook_endpoint"] = "webhook_endpoint"
-    id: str
+    webhook_endpoint_id: str
+    id: deprecated_alias("webhook_endpoint_id")
     url: str
     description: str | None
     enabled_events: list[str]
@@ -224,7 +234,8 @@ class WebhookEndpointWithSecret(WebhookEndpoint, kw_only=True):
 
 class WebhookEndpointDeleted(msgspec.Struct, kw_only=True):
     object: Literal["webhook_endpoint"] = "webhook_endpoint"
-    id: str
+    webhook_endpoint_id: str
+    id: deprecated_alias("webhook_endpoint_id")
     deleted: Literal[True] = True
 
 
@@ -242,8 +253,10 @@ class DeliveryAttempt(msgspec.Struct, kw_only=True):
 
 class Delivery(msgspec.Struct, kw_only=True):
     object: Literal["webhook_delivery"] = "webhook_delivery"
-    id: str
-    endpoint_id: str
+    delivery_id: str
+    id: deprecated_alias("delivery_id")
+    webhook_endpoint_id: str
+    endpoint_id: deprecated_alias("webhook_endpoint_id")
     event_id: str
     event_type: str
     status: Literal["pending", "succeeded", "failed"]
@@ -258,7 +271,8 @@ class Delivery(msgspec.Struct, kw_only=True):
 
 class Redelivery(msgspec.Struct, kw_only=True):
     object: Literal["redelivery"] = "redelivery"
-    endpoint_id: str
+    webhook_endpoint_id: str
+    endpoint_id: deprecated_alias("webhook_endpoint_id")
     delivery_ids: list[str]
 
 

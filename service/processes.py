@@ -22,6 +22,7 @@ from actors.applier import BatchHooks
 from actors.worker import Worker
 from common import db, logs, probes, wiring
 from common.config import Settings
+from service import ports
 from service.scheduler import Timers, start
 
 if TYPE_CHECKING:  # the webhooks process alone loads its package
@@ -30,9 +31,19 @@ if TYPE_CHECKING:  # the webhooks process alone loads its package
 log = logging.getLogger(__name__)
 
 
-def run_web(settings: Settings) -> None:
+def run_web(settings: Settings, share_port: bool = False) -> None:
+    """Serve the web process. Its port is its own unless `share_port` (`service web --share-port`): web processes of
+    one deployment may then listen on it together (SO_REUSEPORT, the kernel spreading connections), while a second
+    service started on a taken port by mistake stops at once naming what holds it, instead of taking half of the
+    first one's requests."""
     from web.app import init_app
     from web.dashboard.site import dashboard_url
+
+    if not share_port:
+        try:
+            ports.check_free(settings.host, settings.port)
+        except ports.PortTaken as exc:
+            raise SystemExit(f"web: cannot serve on {settings.host}:{settings.port}: {exc}") from None
 
     logs.announce(log, f"web: serving the B2B API on {settings.public_base()}/b2b/v1")
     logs.announce(log, f"web: hosted checkout pages on {settings.checkout_base()}/c/<session_key>")
@@ -41,7 +52,7 @@ def run_web(settings: Settings) -> None:
     logs.announce(log, f"web: metrics on http://{settings.host}:{settings.port}/metrics (probes /healthz, /readyz)")
     app = init_app(settings)
     _settle_garbage_collector()
-    web.run_app(app, host=settings.host, port=settings.port, print=None, reuse_port=True, access_log=None,
+    web.run_app(app, host=settings.host, port=settings.port, print=None, reuse_port=share_port, access_log=None,
                 loop=uvloop.new_event_loop())
 
 

@@ -78,7 +78,7 @@ async def error_middleware(request: web.Request, handler):
     # (a command already queued) is answered on retry, so the answer names the command when there is one. Pages and
     # the dashboard get the same 503: a dependency's fault is never answered as this code's.
     except faults.UNAVAILABLE as exc:
-        log.warning("%s %s: a dependency is unavailable (%r)", request.method, request.path, exc)
+        faults.unavailable(log, f"{request.method} {request.path}", exc, "answered 503")
         named = {"command_id": request[COMMAND_ID]} if COMMAND_ID in request else {}
         return ApiError(503, "service_unavailable", "A service dependency is unavailable; retry shortly.",
                         **named).response()

@@ -129,7 +129,7 @@ class Dispatcher:
                 log.warning("webhooks: the events stream lost its consumer group; making it again")
                 await self.consumer.ensure(self.keys.events, "0")
             except (*faults.UNAVAILABLE, asyncpg.PostgresError) as exc:
-                log.warning("webhooks: dependency unavailable (%s); retrying", exc)
+                faults.report(log, "webhooks: reading events", exc, "retrying")
                 await asyncio.sleep(0.5)
 
     # Reading the stream

@@ -133,7 +133,8 @@ async def disable_failing(conn: asyncpg.Connection, endpoint_id: str, now: datet
     if row is None:
         return None
     await store.fail_pending(conn, endpoint_id, "endpoint disabled after failing")
-    data = {"endpoint_id": endpoint_id, "url": row["url"], "status": "disabled", "disabled_reason": "failing",
+    # `endpoint_id`: the name before `webhook_endpoint_id`, answered beside it throughout /b2b/v1 (docs/api.md, Names).
+    data = {"webhook_endpoint_id": endpoint_id, "endpoint_id": endpoint_id, "url": row["url"], "status": "disabled", "disabled_reason": "failing",
             "failing_since": iso(row["failing_since"]), "disabled_at": iso(now)}
     event = await record_merchant_event(conn, row["merchant_id"], row["livemode"], DISABLED_EVENT, data, now)
     return event, row["merchant_id"]

@@ -82,7 +82,7 @@ class ReceiptMailer:
                 elif not unblocked(exc):
                     raise
             except (*faults.UNAVAILABLE, asyncpg.PostgresError) as exc:
-                log.warning("receipts: dependency unavailable (%s); retrying", exc)
+                faults.report(log, "receipts: reading events", exc, "retrying")
                 await asyncio.sleep(0.5)
 
     async def consume(self, block_ms: int = 0) -> int:

@@ -72,6 +72,8 @@ def test_shipped_registry_has_exactly_the_expected_networks() -> None:
 def test_explorer_link_substitutes_the_hash() -> None:
     assert SHIPPED.network("tron").explorer_url("ab" * 32) == "https://tronscan.org/#/transaction/" + "ab" * 32
     assert SHIPPED.network("local").explorer_url("0x" + "ab" * 32) is None
+    # A hash the test helpers made up is on no chain: no link to an explorer that would not find it.
+    assert SHIPPED.network("ethereum").explorer_url("test_0192ab" + "cd" * 16) is None
 
 
 def test_environment_fills_rpc_urls_and_the_local_token() -> None:

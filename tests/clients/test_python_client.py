@@ -186,3 +186,21 @@ def test_verify_webhook_accepts_any_listed_signature_and_refuses_replays():
         verify_webhook(body, headers, "whsec_a", now=1_301)
     with pytest.raises(WebhookVerificationError):
         verify_webhook(b"[1]", _signed(b"[1]", "whsec_a", 1_000), "whsec_a", now=1_000)
+
+
+def test_a_webhook_endpoint_is_named_by_webhook_endpoint_id_and_endpoint_id_still_fills_the_path():
+    """The endpoint's id is `webhook_endpoint_id` like every other object's `<object>_id`; `endpoint_id=`, the path
+    parameter's name before, still works for one version."""
+    endpoint = {"object": "webhook_endpoint", "webhook_endpoint_id": "we_1", "id": "we_1", "url": "https://shop.test/h",
+                "enabled_events": ["*"], "status": "enabled", "livemode": False}
+    paths = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        paths.append(request.url.path)
+        return httpx.Response(200, json=endpoint)
+
+    client = _client(handler)
+    assert client.webhook_endpoints.retrieve("we_1").webhook_endpoint_id == "we_1"
+    client.webhook_endpoints.retrieve(webhook_endpoint_id="we_1")
+    client.webhook_endpoints.retrieve(endpoint_id="we_1")
+    assert paths == ["/b2b/v1/merchants/mer_1/webhook-endpoints/we_1"] * 3

@@ -190,8 +190,8 @@ def test_the_team_and_audit_methods_send_their_paths_and_decode_their_answers():
     seen = []
     member = {"object": "staff_member", "user_id": "usr_1", "email": "a@example.com", "role": "manager",
               "created_at": "2026-03-01T00:00:00Z", "last_signed_in_at": None, "pin_set": False}
-    event = {"object": "audit_event", "id": "aud_1", "action": "staff.invited",
-             "actor": {"type": "api_key", "id": "pk_test_x", "email": None}, "object_id": "inv_1", "order_id": None,
+    event = {"object": "audit_event", "audit_event_id": "aud_1", "id": "aud_1", "action": "staff.invited",
+             "actor": {"type": "api_key", "actor_id": "pk_test_x", "id": "pk_test_x", "email": None}, "object_id": "inv_1", "order_id": None,
              "livemode": None, "details": {"email": "a@example.com", "role": "manager"}, "client_ip": None,
              "user_agent": None, "request_id": "req_1", "created_at": "2026-03-01T00:00:00Z"}
 

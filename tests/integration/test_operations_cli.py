@@ -189,3 +189,29 @@ def service_error(settings, *args: str) -> tuple[int, str]:
 def test_a_since_that_is_neither_a_time_nor_a_duration_is_a_usage_error_naming_it(settings, args):
     code, err = service_error(settings, *args)
     assert code == 2 and f"argument --since: '{args[-1]}' is neither" in err
+
+
+async def test_tail_piped_into_head_ends_quietly(settings, redis):
+    """`service streams tail events | head` printed a BrokenPipeError traceback once head had its lines and left:
+    now the command ends as quietly as `cat | head`, with status 0."""
+    keys = Keys(f"{settings.redis_prefix}pipe{secrets.token_hex(3)}:", 1)
+    async with redis.pipeline(transaction=False) as pipe:
+        for n in range(2000):  # far more than a pipe holds, so a write fails after head has gone
+            pipe.xadd(keys.events, {"e": json.dumps({"type": "order.created", "order_id": f"ord_{n:060d}"})})
+        await pipe.execute()
+    env = dict(os.environ, REDIS_URL=settings.redis_url, REDIS_PREFIX=keys.prefix, PARTITIONS="1", LOG_LEVEL="WARNING")
+    done = subprocess.run(["bash", "-c", f"set -o pipefail; {sys.executable} -m service streams tail events | head -2"],
+                          env=env, cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
+    assert [json.loads(line)["event"]["order_id"] for line in done.stdout.splitlines()] == [
+        f"ord_{n:060d}" for n in range(2)]
+    assert (done.returncode, done.stderr) == (0, "")
+
+
+@pytest.mark.parametrize("args", [("--help",), ("streams", "--help"), ("merchants", "create", "--help")])
+def test_help_speaks_to_the_operator_not_to_the_code_s_developers(args):
+    """`service --help` printed the module's notes for developers ("This module is its argument parser; the
+    operator commands are in service/operator.py ...")."""
+    done = subprocess.run([sys.executable, "-m", "service", *args], cwd=ROOT, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert done.returncode == 0 and done.stdout.startswith("usage: service")
+    assert ".py" not in done.stdout and "module" not in done.stdout.lower()

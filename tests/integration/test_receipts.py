@@ -74,6 +74,10 @@ async def test_an_executed_refund_shows_on_the_receipt_and_its_event_carries_the
     assert events["payment.refund.executed"]["receipt_url"] == body["receipt_url"]
     status, html, _ = await _html(stack, body["receipt_url"])
     assert status == 200 and "4.00 USD" in html and "Refund sent" in html and "broken cup" not in html
+    # The test helper made both transactions up: the receipt shows their hashes but links neither to an explorer,
+    # where they would open "transaction not found".
+    assert "etherscan.io" not in html and 'data-testid="receipt-explorer"' not in html
+    assert re.search(r"test_\w+", html)
 
     # The buyer's refund status page links to the receipt.
     status, page, _ = await _html(stack, refund["status_url"])

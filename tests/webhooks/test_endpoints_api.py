@@ -26,24 +26,27 @@ async def test_create_read_change_delete(stack, merchant):
                                                                                           "payment.settled"],
                                                            "description": "fulfilment"})
     assert status == 201, created
-    assert created["secret"].startswith("whsec_") and created["id"].startswith("we_")
+    assert created["secret"].startswith("whsec_") and created["webhook_endpoint_id"].startswith("we_")
+    assert created["id"] == created["webhook_endpoint_id"]  # its name before, answered for one version
     assert (created["url"], created["enabled_events"], created["status"], created["livemode"]) == (
         URL, ["payment.settled"], "enabled", False)
-    path = f"{base(merchant)}/{created['id']}"
+    path = f"{base(merchant)}/{created['webhook_endpoint_id']}"
     status, read = await merchant.get(path)
     assert status == 200 and "secret" not in read
     assert read == {k: v for k, v in created.items() if k != "secret"}
     status, listing = await merchant.get(base(merchant))
-    assert [e["id"] for e in listing["data"]] == [created["id"]]
+    assert [e["webhook_endpoint_id"] for e in listing["data"]] == [created["webhook_endpoint_id"]]
     status, changed = await merchant.patch(path, {"enabled_events": ["*"], "status": "disabled"})
     assert status == 200 and changed["enabled_events"] == ["*"]
     assert (changed["status"], changed["disabled_reason"]) == ("disabled", "merchant")
     status, changed = await merchant.patch(path, {"status": "enabled", "url": URL + "/v2"})
     assert (changed["status"], changed["disabled_reason"], changed["url"]) == ("enabled", None, URL + "/v2")
     status, deleted = await merchant.call("DELETE", path)
-    assert status == 200 and deleted == {"object": "webhook_endpoint", "id": created["id"], "deleted": True}
+    assert status == 200 and deleted == {"object": "webhook_endpoint", "webhook_endpoint_id": created["id"],
+                                         "id": created["id"], "deleted": True}
     status, body = await merchant.get(path)
-    assert (status, body["error"]["code"]) == (404, "webhook_endpoint_not_found")
+    assert (status, body["error"]["code"], body["error"]["param"]) == (404, "webhook_endpoint_not_found",
+                                                                       "webhook_endpoint_id")
     status, listing = await merchant.get(base(merchant))
     assert listing["data"] == []
 
@@ -100,10 +103,10 @@ async def test_call_refusals(stack, merchant):
     cases = [
         (other.post(base(merchant), {"url": URL}), 403, "merchant_mismatch", "merchant_id"),
         (other.get(path), 403, "merchant_mismatch", "merchant_id"),
-        (other.get(f"{base(other)}/{endpoint['id']}"), 404, "webhook_endpoint_not_found", "endpoint_id"),
+        (other.get(f"{base(other)}/{endpoint['id']}"), 404, "webhook_endpoint_not_found", "webhook_endpoint_id"),
         (other.patch(f"{base(other)}/{endpoint['id']}", {"url": URL}), 404, "webhook_endpoint_not_found",
-         "endpoint_id"),
-        (other.call("DELETE", f"{base(other)}/{endpoint['id']}"), 404, "webhook_endpoint_not_found", "endpoint_id"),
+         "webhook_endpoint_id"),
+        (other.call("DELETE", f"{base(other)}/{endpoint['id']}"), 404, "webhook_endpoint_not_found", "webhook_endpoint_id"),
         (merchant.patch(path, {"status": "paused"}), 422, "invalid_field", "status"),
         (merchant.patch(path, {"url": "https://a:b@example.com"}), 422, "invalid_url", "url"),
         (merchant.post(f"{path}/roll-secret", {"overlap_seconds": -1}), 422, "invalid_field", "overlap_seconds"),
@@ -128,7 +131,7 @@ async def test_call_refusals(stack, merchant):
     assert (got, body["error"]["code"]) == (404, "event_not_found")
     await merchant.patch(path, {"status": "disabled"})
     got, body = await merchant.post(f"{path}/redeliver", {"failed_since": "2026-01-01T00:00:00Z"})
-    assert (got, body["error"]["code"], body["error"]["param"]) == (409, "webhook_endpoint_disabled", "endpoint_id")
+    assert (got, body["error"]["code"], body["error"]["param"]) == (409, "webhook_endpoint_disabled", "webhook_endpoint_id")
     assert await count(stack, merchant) == 1
 
 
@@ -191,6 +194,6 @@ async def test_idempotency_key_on_patch_and_a_recorded_refusal(stack, merchant):
 async def test_openapi_lists_the_webhook_routes(stack, merchant):
     async with stack.http.get(merchant.base_url + "/b2b/v1/openapi.json") as resp:
         paths = (await resp.json())["paths"]
-    endpoint = paths["/b2b/v1/merchants/{merchant_id}/webhook-endpoints/{endpoint_id}"]
+    endpoint = paths["/b2b/v1/merchants/{merchant_id}/webhook-endpoints/{webhook_endpoint_id}"]
     assert set(endpoint) == {"get", "patch", "delete"}
     assert "requestBody" in endpoint["patch"] and "/b2b/v1/events" in paths

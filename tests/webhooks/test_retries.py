@@ -91,7 +91,8 @@ async def test_never_succeeding_endpoint_ends_disabled_with_its_event(stack, mer
     [told] = ops.requests
     event = json.loads(told.body)
     assert event["type"] == "webhook_endpoint.disabled"
-    assert event["data"]["endpoint_id"] == endpoint["id"] and event["data"]["disabled_reason"] == "failing"
+    assert event["data"]["webhook_endpoint_id"] == endpoint["webhook_endpoint_id"] == event["data"]["endpoint_id"]
+    assert event["data"]["disabled_reason"] == "failing"
     status, listing = await merchant.get("/b2b/v1/events?type=webhook_endpoint.disabled")
     assert status == 200 and [e["id"] for e in listing["data"]] == [event["id"]]
     status, one = await merchant.get(f"/b2b/v1/events/{event['id']}")
@@ -152,15 +153,20 @@ async def test_delivery_log_filters_and_pages(stack, merchant, receiver, dispatc
     await quick(merchant)
     await pump(d, lambda: len(r.requests) == 2)  # order.created, checkout_session.created
     base = f"/b2b/v1/merchants/{merchant.merchant_id}/webhook-deliveries"
-    status, first = await merchant.get(f"{base}?endpoint_id={endpoint['id']}&limit=1")
+    status, first = await merchant.get(f"{base}?webhook_endpoint_id={endpoint['webhook_endpoint_id']}&limit=1")
     assert status == 200 and first["has_more"] and len(first["data"]) == 1
     status, second = await merchant.get(f"{base}?endpoint_id={endpoint['id']}&limit=1&cursor={first['next_cursor']}")
     assert status == 200 and not second["has_more"] and second["next_cursor"] is None
     both = first["data"] + second["data"]
     assert {x["event_type"] for x in both} == {"order.created", "checkout_session.created"}
     one = both[0]
+    # The names before (`id`, `endpoint_id`) are answered beside the new ones, and filter still, for one version.
+    assert one["id"] == one["delivery_id"]
+    assert one["endpoint_id"] == one["webhook_endpoint_id"] == endpoint["webhook_endpoint_id"]
+    status, by_old_name = await merchant.get(f"{base}?endpoint_id={endpoint['id']}")
+    assert [x["delivery_id"] for x in by_old_name["data"]] == [x["delivery_id"] for x in both]
     status, by_event = await merchant.get(f"{base}?event_id={one['event_id']}")
-    assert [x["id"] for x in by_event["data"]] == [one["id"]]
+    assert [x["delivery_id"] for x in by_event["data"]] == [one["delivery_id"]]
     status, read = await merchant.get(f"{base}/{one['id']}")
     assert status == 200 and read == one
     other = await stack.merchant("Other")

@@ -7,6 +7,7 @@ import msgspec
 from aiohttp import web
 
 from actors import messages as m
+from chain_watchers.registry import SIMULATED_TX
 from common.ids import random_id
 from web import destinations, page_forms, request_ids
 from web.commands import amount, ask, body, checked
@@ -45,7 +46,7 @@ async def simulate(request: web.Request) -> web.Response:
     network, token_address = _where(found)
     command = m.ConfirmPayment(
         order_id=order.order_id, merchant_id=order.merchant_id, livemode=False, at=ctx(request).clock(),
-        payment_id=random_id("pay"), network=network, tx_hash=random_id("test"), token_address=token_address,
+        payment_id=random_id("pay"), network=network, tx_hash=random_id(SIMULATED_TX), token_address=token_address,
         amount=amount(form.amount, "amount"),
     )
     envelope = m.Envelope(command_id=random_id("cmd"), command=checked(command), request_id=request_ids.of(request))

@@ -23,8 +23,9 @@ FILTERS = ("actor", "action", "created_gte", "created_lt")
 
 def event_json(event: audit.AuditEvent) -> contract.AuditEvent:
     return contract.AuditEvent(
-        id=event.event_id, action=event.action,
-        actor=contract.AuditActor(type=event.actor_type, id=event.actor_id, email=event.actor_email),
+        audit_event_id=event.event_id, id=event.event_id, action=event.action,
+        actor=contract.AuditActor(type=event.actor_type, actor_id=event.actor_id, id=event.actor_id,
+                                  email=event.actor_email),
         object_id=event.object_id, order_id=event.order_id, livemode=event.livemode, details=event.details,
         client_ip=event.client_ip, user_agent=event.user_agent, request_id=event.request_id,
         created_at=iso(event.created_at))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from actors import messages as m
+from chain_watchers.registry import SIMULATED_TX
 from contract import api as contract
 from web import bodies, destinations, lookups
 from web.commands import amount, body, ids_of, submit
@@ -37,7 +38,7 @@ async def record_payment(request: web.Request) -> web.Response:
         at=ctx(request).clock(),
         payment_id=ids.make("pay", "payment"),
         network=net.slug,
-        tx_hash=payment.tx_hash or ids.make("test", "tx_hash", 16),
+        tx_hash=payment.tx_hash or ids.make(SIMULATED_TX, "tx_hash", 16),
         token_address=token_address,
         amount=paid,
     )
@@ -56,7 +57,7 @@ async def execute_refund(request: web.Request) -> web.Response:
     command = m.ConfirmRefundTransfer(
         order_id=order.order_id, merchant_id=order.merchant_id, livemode=False, at=ctx(request).clock(),
         refund_id=refund_id, network=refund.refund_network,
-        tx_hash=execution.tx_hash or ids.make("test", "refund_tx_hash", 16),
+        tx_hash=execution.tx_hash or ids.make(SIMULATED_TX, "refund_tx_hash", 16),
         token_address=refund.refund_token_address,
     )
     order = await submit(request, ids, command)

@@ -38,7 +38,9 @@ def _attempt_json(a) -> contract.DeliveryAttempt:
 
 def _delivery_json(d, attempts: list) -> contract.Delivery:
     return contract.Delivery(
+        delivery_id=d["delivery_id"],
         id=d["delivery_id"],
+        webhook_endpoint_id=d["endpoint_id"],
         endpoint_id=d["endpoint_id"],
         event_id=d["event_id"],
         event_type=d["event_type"],
@@ -60,7 +62,9 @@ async def _with_attempts(conn, rows) -> list[contract.Delivery]:
 
 async def list_deliveries(request: web.Request) -> web.Response:
     merchant_id, api_key = own_merchant_id(request), caller(request)
-    page = Page(request, ("endpoint_id", "event_id", "status"))
+    page = Page(request, ("webhook_endpoint_id", "endpoint_id", "event_id", "status"))
+    # `endpoint_id`: the filter's name before `webhook_endpoint_id`, still understood throughout /b2b/v1.
+    page.filters["endpoint_id"] = page.filters.pop("webhook_endpoint_id") or page.filters["endpoint_id"]
     if page.filters["status"] not in (None, *STATUSES):
         raise ApiError(422, "invalid_status", f"`status` must be one of {', '.join(STATUSES)}.", "status")
     async with ctx(request).pool.acquire() as conn:
@@ -80,6 +84,6 @@ async def get_delivery(request: web.Request) -> web.Response:
 
 
 ROUTES = [
-    Route("GET", BASE, list_deliveries, "The delivery log, newest first; filter by endpoint_id, event_id or status", response=DELIVERY_LIST),
+    Route("GET", BASE, list_deliveries, "The delivery log, newest first; filter by webhook_endpoint_id, event_id or status", response=DELIVERY_LIST),
     Route("GET", BASE + "/{delivery_id}", get_delivery, "One delivery with every attempt", response=contract.Delivery),
 ]

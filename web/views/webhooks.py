@@ -27,6 +27,7 @@ ENDPOINT_LIST = contract.page_of(contract.WebhookEndpoint)
 
 def endpoint_json(e: Endpoint, shape: type = contract.WebhookEndpoint, **extra):
     return shape(
+        webhook_endpoint_id=e.endpoint_id,
         id=e.endpoint_id,
         url=e.url,
         description=e.description,
@@ -59,9 +60,9 @@ def event_types(types: list[str]) -> list[str]:
 async def endpoint_of(request: web.Request, conn) -> Endpoint:
     """The path's endpoint, which must be the caller's merchant's and mode's (otherwise 404)."""
     api_key = caller(request)
-    found = await endpoints.get(conn, own_merchant_id(request), api_key.livemode, request.match_info["endpoint_id"])
+    found = await endpoints.get(conn, own_merchant_id(request), api_key.livemode, request.match_info["webhook_endpoint_id"])
     if found is None:
-        raise ApiError(404, "webhook_endpoint_not_found", "No such webhook endpoint.", "endpoint_id")
+        raise ApiError(404, "webhook_endpoint_not_found", "No such webhook endpoint.", "webhook_endpoint_id")
     return found
 
 
@@ -118,7 +119,8 @@ async def delete_endpoint(request: web.Request) -> web.Response:
     async with ctx(request).pool.acquire() as conn, conn.transaction():
         endpoint = await endpoint_of(request, conn)
         await endpoints.delete(conn, endpoint, ctx(request).clock())
-    return respond(contract.WebhookEndpointDeleted(id=endpoint.endpoint_id))
+    return respond(contract.WebhookEndpointDeleted(webhook_endpoint_id=endpoint.endpoint_id,
+                                                   id=endpoint.endpoint_id))
 
 
 async def roll_secret(request: web.Request) -> web.Response:
@@ -145,7 +147,7 @@ async def redeliver(request: web.Request) -> web.Response:
         endpoint = await endpoint_of(request, conn)
         if endpoint.status != "enabled":
             raise ApiError(409, "webhook_endpoint_disabled", "Enable the endpoint before redelivering to it.",
-                           "endpoint_id")
+                           "webhook_endpoint_id")
         if again.event_id is not None:
             envelope = await event_log.find(conn, merchant_id, api_key.livemode, again.event_id)
             if envelope is None:
@@ -153,7 +155,8 @@ async def redeliver(request: web.Request) -> web.Response:
             ids = [await store.redeliver_event(conn, endpoint.endpoint_id, merchant_id, envelope, now)]
         else:
             ids = await store.redeliver_failed(conn, endpoint.endpoint_id, again.failed_since, now)
-        return respond(contract.Redelivery(endpoint_id=endpoint.endpoint_id, delivery_ids=ids), status=202)
+        return respond(contract.Redelivery(webhook_endpoint_id=endpoint.endpoint_id,
+                                           endpoint_id=endpoint.endpoint_id, delivery_ids=ids), status=202)
 
     return await idempotency.once(request, work)
 
@@ -161,13 +164,13 @@ async def redeliver(request: web.Request) -> web.Response:
 ROUTES = [
     Route("POST", BASE, create_endpoint, "Register a webhook endpoint; its signing secret is shown once", EndpointIn, 201, response=contract.WebhookEndpointWithSecret),
     Route("GET", BASE, list_endpoints, "List the webhook endpoints of this mode", response=ENDPOINT_LIST),
-    Route("GET", BASE + "/{endpoint_id}", get_endpoint, "Read a webhook endpoint", response=contract.WebhookEndpoint),
-    Route("PATCH", BASE + "/{endpoint_id}", update_endpoint,
+    Route("GET", BASE + "/{webhook_endpoint_id}", get_endpoint, "Read a webhook endpoint", response=contract.WebhookEndpoint),
+    Route("PATCH", BASE + "/{webhook_endpoint_id}", update_endpoint,
           "Change a webhook endpoint's url, event types, description or status", EndpointPatchIn, response=contract.WebhookEndpoint),
-    Route("DELETE", BASE + "/{endpoint_id}", delete_endpoint, "Delete a webhook endpoint", response=contract.WebhookEndpointDeleted),
-    Route("POST", BASE + "/{endpoint_id}/roll-secret", roll_secret,
+    Route("DELETE", BASE + "/{webhook_endpoint_id}", delete_endpoint, "Delete a webhook endpoint", response=contract.WebhookEndpointDeleted),
+    Route("POST", BASE + "/{webhook_endpoint_id}/roll-secret", roll_secret,
           "Replace the signing secret; the old one keeps signing for overlap_seconds", RollSecretIn, response=contract.WebhookEndpointWithSecret),
-    Route("POST", BASE + "/{endpoint_id}/redeliver", redeliver,
+    Route("POST", BASE + "/{webhook_endpoint_id}/redeliver", redeliver,
           "Deliver one event again, or every failed delivery since a time", RedeliverIn, 202, response=contract.Redelivery),
     *webhook_deliveries.ROUTES,
     *events.ROUTES,

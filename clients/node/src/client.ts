@@ -7,7 +7,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import { ApiError, ConnectionFailed, DecodeError } from './errors';
 import { ExportFile, type OpenBody } from './exports';
 import { decode, type Models, type ResponseInfo } from './models';
-import { OPERATIONS, type ModelName, type Operation } from './operations';
+import { OPERATIONS, RENAMED_PARAMS, type ModelName, type Operation } from './operations';
 import { delay, retryable } from './retries';
 import { API_VERSION, VERSION } from './version';
 
@@ -85,6 +85,12 @@ export class ServiceClient {
     const params: Params = { ...(objects[0] ?? {}) };
     const options = (objects[1] ?? {}) as RequestOptions;
     const names = [...op.path.matchAll(/\{(\w+)\}/g)].map((m) => m[1]);
+    for (const [old, renamed] of Object.entries(RENAMED_PARAMS)) {
+      if (old in params && names.includes(renamed) && !(renamed in params)) {
+        params[renamed] = params[old];
+        delete params[old];
+      }
+    }
     const positional = names.filter((n) => n !== 'merchant_id');
     if (ids.length > positional.length) {
       throw new TypeError(`${op.resource}.${op.name} takes ${positional.length} id(s): ${positional.join(', ')}`);

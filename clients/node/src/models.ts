@@ -40,14 +40,16 @@ export interface Event extends ApiObject {
   id: string; type: string; created_at: string; livemode: boolean; data: Record<string, unknown>;
 }
 export interface WebhookEndpoint extends ApiObject {
-  id: string; url: string; enabled_events: string[]; status: string; livemode: boolean;
+  /** Also answered as `id`, a deprecated alias (docs/api.md, Names). */
+  webhook_endpoint_id: string; url: string; enabled_events: string[]; status: string; livemode: boolean;
   /** Only in the answers of create and rollSecret. */
   secret?: string;
 }
 export interface WebhookDelivery extends ApiObject {
-  id: string; endpoint_id: string; event_id: string; status: string; attempt_count: number;
+  /** `id` and `endpoint_id` are answered too, as deprecated aliases. */
+  delivery_id: string; webhook_endpoint_id: string; event_id: string; status: string; attempt_count: number;
 }
-export interface Redelivery extends ApiObject { delivery_ids: string[] }
+export interface Redelivery extends ApiObject { webhook_endpoint_id: string; delivery_ids: string[] }
 export interface StaffMember extends ApiObject {
   user_id: string; email: string; role: 'owner' | 'manager' | 'cashier'; created_at: string;
   last_signed_in_at: string | null; pin_set: boolean;
@@ -58,12 +60,13 @@ export interface InvitationCreated extends ApiObject { invitation_id: string; ur
 export interface InvitationRevoked extends ApiObject { invitation_id: string; revoked: true }
 export interface AuditActor extends ApiObject {
   type: 'staff' | 'api_key';
-  /** The staff user's id or the API key's public key. */
-  id: string;
+  /** The staff user's id or the API key's public key (also `id`, a deprecated alias). */
+  actor_id: string;
   email: string | null;
 }
 export interface AuditEvent extends ApiObject {
-  id: string; action: string; actor: AuditActor; object_id: string | null; order_id: string | null;
+  /** Also `id`, a deprecated alias. */
+  audit_event_id: string; action: string; actor: AuditActor; object_id: string | null; order_id: string | null;
   /** null for the team's own actions, which belong to no mode. */
   livemode: boolean | null;
   details: Record<string, unknown>; client_ip: string | null; user_agent: string | null; request_id: string | null;
@@ -129,15 +132,15 @@ const SCHEMAS: Record<ModelName, Record<string, Kind>> = {
   Merchant: { merchant_id: S, name: S, livemode: 'boolean' },
   MerchantSettings: { merchant_id: S, auto_approve_customer_refunds: 'boolean', receive_addresses: 'object' },
   Event: { id: S, type: S, created_at: S, livemode: 'boolean', data: 'object' },
-  WebhookEndpoint: { id: S, url: S, enabled_events: 'array', status: S, livemode: 'boolean', secret: 'string?' },
-  WebhookDelivery: { id: S, endpoint_id: S, event_id: S, status: S, attempt_count: 'number' },
-  Redelivery: { delivery_ids: 'array' },
+  WebhookEndpoint: { webhook_endpoint_id: S, url: S, enabled_events: 'array', status: S, livemode: 'boolean', secret: 'string?' },
+  WebhookDelivery: { delivery_id: S, webhook_endpoint_id: S, event_id: S, status: S, attempt_count: 'number' },
+  Redelivery: { webhook_endpoint_id: S, delivery_ids: 'array' },
   StaffMember: { user_id: S, email: S, role: S, created_at: S, last_signed_in_at: S0, pin_set: 'boolean' },
   StaffMemberRemoved: { user_id: S, removed: 'boolean' },
   InvitationCreated: { invitation_id: S, url: S, expires_at: S },
   InvitationRevoked: { invitation_id: S, revoked: 'boolean' },
-  AuditActor: { type: S, id: S, email: S0 },
-  AuditEvent: { id: S, action: S, actor: 'AuditActor', object_id: S0, order_id: S0, livemode: 'boolean?',
+  AuditActor: { type: S, actor_id: S, email: S0 },
+  AuditEvent: { audit_event_id: S, action: S, actor: 'AuditActor', object_id: S0, order_id: S0, livemode: 'boolean?',
     details: 'object', client_ip: S0, user_agent: S0, request_id: S0, created_at: S },
   PaymentLink: { payment_link_id: S, livemode: 'boolean', url: S, name: S, description: S0, amount: S0, min_amount: S0,
     max_amount: S0, max_uses: 'number?', uses: 'number', expires_at: S0, status: S, unavailable_reason: S0,

@@ -4,7 +4,9 @@
 
 const P = '/b2b/v1';
 const M = `${P}/merchants/{merchant_id}`;
-const WE = `${M}/webhook-endpoints/{endpoint_id}`;
+const WE = `${M}/webhook-endpoints/{webhook_endpoint_id}`;
+/** Path parameters by an earlier name, still taken for one version: `endpoint_id` is `webhook_endpoint_id`. */
+export const RENAMED_PARAMS: Readonly<Record<string, string>> = { endpoint_id: 'webhook_endpoint_id' };
 const STAFF = `${M}/staff`;
 const PL = `${M}/payment-links`;
 const PL_ONE = `${PL}/{payment_link_id}`;

@@ -151,8 +151,8 @@ test('a CSV cut inside a quoted cell is a DecodeError', async () => {
 test('the team and audit methods send their paths and decode their answers', async () => {
   const member = { object: 'staff_member', user_id: 'usr_1', email: 'a@example.com', role: 'manager',
     created_at: '2026-03-01T00:00:00Z', last_signed_in_at: null, pin_set: false };
-  const event = { object: 'audit_event', id: 'aud_1', action: 'staff.invited',
-    actor: { type: 'api_key', id: 'pk_test_x', email: null }, object_id: 'inv_1', order_id: null, livemode: null,
+  const event = { object: 'audit_event', audit_event_id: 'aud_1', id: 'aud_1', action: 'staff.invited',
+    actor: { type: 'api_key', actor_id: 'pk_test_x', id: 'pk_test_x', email: null }, object_id: 'inv_1', order_id: null, livemode: null,
     details: { email: 'a@example.com' }, client_ip: null, user_agent: null, request_id: 'req_1',
     created_at: '2026-03-01T00:00:00Z' };
   const { seen, c } = client((url) => {

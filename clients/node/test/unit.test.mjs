@@ -108,3 +108,17 @@ test('standardWebhooksSecret turns an older url-safe secret into the form the np
   const mine = createHmac('sha256', bytes).update(`msg_1.${Math.floor(Date.now() / 1000)}.{}`).digest('base64');
   assert.equal(signed, `v1,${mine}`);
 });
+
+const ENDPOINT = { object: 'webhook_endpoint', webhook_endpoint_id: 'we_1', id: 'we_1', url: 'https://shop.test/hooks',
+  enabled_events: ['*'], status: 'enabled', livemode: false };
+
+test('a webhook endpoint is named by webhook_endpoint_id; endpoint_id still fills the path for one version', async () => {
+  const { seen, c } = client([{ status: 200, body: ENDPOINT }, { status: 200, body: ENDPOINT },
+    { status: 200, body: ENDPOINT }]);
+  const found = await c.webhookEndpoints.retrieve('we_1');
+  assert.equal(found.webhook_endpoint_id, 'we_1');
+  await c.webhookEndpoints.retrieve({ webhook_endpoint_id: 'we_1' });
+  await c.webhookEndpoints.retrieve({ endpoint_id: 'we_1' });
+  assert.deepEqual(seen.map((s) => s.url),
+    Array(3).fill('http://service.test/b2b/v1/merchants/mer_1/webhook-endpoints/we_1'));
+});

@@ -17,7 +17,7 @@ import httpx
 from . import retries
 from .errors import ApiError, ConnectionFailed, DecodeError, error_class
 from .models import ApiObject, ResponseInfo
-from .operations import Op
+from .operations import RENAMED_PARAMS, Op
 from .signing import signed_headers
 from .version import API_VERSION, VERSION
 
@@ -50,8 +50,11 @@ def build(config: Config, op: Op, args: tuple, params: dict[str, Any], idempoten
     """Path parameters positionally in the order of the path (or by name; `merchant_id` defaults to the client's);
     other keyword arguments are the JSON body of a write or the query of a read; a name that is a Python keyword
     takes a trailing underscore (`from_=` sends `from`)."""
-    params = {_wire_name(k): v for k, v in params.items()}
     names = _PLACEHOLDER.findall(op.path)
+    params = {_wire_name(k): v for k, v in params.items()}
+    for old, new in RENAMED_PARAMS.items():
+        if old in params and new in names and new not in params:
+            params[new] = params.pop(old)
     positional = [n for n in names if n != "merchant_id"]
     if len(args) > len(positional):
         raise TypeError(f"{op.resource}.{op.name} takes {len(positional)} positional argument(s): {positional}")

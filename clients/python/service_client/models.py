@@ -185,7 +185,7 @@ class Event(ApiObject):
 
 
 class WebhookEndpoint(ApiObject):
-    id: str
+    webhook_endpoint_id: str  # also answered as `id`, a deprecated alias (docs/api.md, Names)
     url: str
     enabled_events: list[str]
     status: str
@@ -194,14 +194,15 @@ class WebhookEndpoint(ApiObject):
 
 
 class WebhookDelivery(ApiObject):
-    id: str
-    endpoint_id: str
+    delivery_id: str  # `id` and `endpoint_id` are answered too, as deprecated aliases
+    webhook_endpoint_id: str
     event_id: str
     status: str
     attempt_count: int
 
 
 class Redelivery(ApiObject):
+    webhook_endpoint_id: str
     delivery_ids: list[str]
 
 
@@ -234,12 +235,12 @@ class InvitationRevoked(ApiObject):
 
 class AuditActor(ApiObject):
     type: str  # "staff" or "api_key"
-    id: str    # the staff user's id or the API key's public key
+    actor_id: str  # the staff user's id or the API key's public key (also `id`, a deprecated alias)
     email: str | None
 
 
 class AuditEvent(ApiObject):
-    id: str
+    audit_event_id: str  # also `id`, a deprecated alias
     action: str
     actor: AuditActor
     object_id: str | None

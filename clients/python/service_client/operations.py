@@ -11,7 +11,9 @@ from . import models as m
 
 PREFIX = "/b2b/v1"
 M = PREFIX + "/merchants/{merchant_id}"
-WE = M + "/webhook-endpoints/{endpoint_id}"
+WE = M + "/webhook-endpoints/{webhook_endpoint_id}"
+# Path parameters by an earlier name, still taken by keyword for one version: `endpoint_id=` is `webhook_endpoint_id=`.
+RENAMED_PARAMS = {"endpoint_id": "webhook_endpoint_id"}
 STAFF = M + "/staff"
 PL = M + "/payment-links"
 
