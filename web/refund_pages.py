@@ -23,7 +23,7 @@ from web.context import ctx
 from web.errors import ApiError
 from web.pages import params as page_params
 from web.pages.checkout import error_page
-from web.pages.quotes import network_name
+from common.network_names import network_name
 from web.pages.templating import render
 from common.receipt_keys import receipt_path
 from web.receipts import PAID

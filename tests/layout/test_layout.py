@@ -1,0 +1,48 @@
+"""Every page of tests/layout/screens.py at a phone's and a desktop's width in Chromium: no two visible controls or
+labels overlap, nothing runs out of its card or the viewport (tests/layout/geometry.js measures the boxes), networks
+are named as people know them, icons are drawn, not emoji; screenshots go to artifacts/screenshots/layout/."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.async_api import expect
+
+from tests.dashboard.support import SIZES
+from tests.layout.screens import SCREENS
+from common.network_names import NAMES
+
+GEOMETRY = (Path(__file__).parent / "geometry.js").read_text()
+# A network's slug where its name belongs ("on sepolia"): any slug as a word of its own, in lower case.
+SLUGS = re.compile(r"(?<![\w/.-])(" + "|".join(sorted(map(re.escape, NAMES), key=len, reverse=True)) + r")(?![\w-])")
+# Pictographs that come out as empty boxes where no emoji font is installed: icons are inline SVG instead.
+EMOJI = re.compile("[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]")
+
+
+async def layout_faults(page) -> list[str]:
+    return await page.evaluate(GEOMETRY)
+
+
+@pytest.mark.parametrize("size", SIZES)
+@pytest.mark.parametrize("name", SCREENS)
+async def test_nothing_overlaps_or_runs_out(browser, world, shots, name, size):
+    screen = SCREENS[name]
+    context = await browser.new_context(viewport=SIZES[size],
+                                        storage_state=world.session_state if screen.signed_in else None)
+    try:
+        page = await context.new_page()
+        await page.goto(world.urls[name])
+        await expect(page.get_by_test_id(screen.ready).first).to_be_visible()
+        if screen.then:
+            await screen.then(page, world)
+        await page.evaluate("document.fonts.ready")
+        await page.screenshot(path=shots / f"{name}-{size}.png", full_page=True)
+        text = await page.locator("body").inner_text()
+        faults = await layout_faults(page)
+        assert not faults, "\n".join(faults)
+        assert SLUGS.findall(text) == [], "a network named by its slug"
+        assert EMOJI.findall(text) == [], "an emoji where an icon belongs"
+    finally:
+        await context.close()
