@@ -15,8 +15,9 @@ from tests.layout.screens import SCREENS
 from common.network_names import NAMES
 
 GEOMETRY = (Path(__file__).parent / "geometry.js").read_text()
-# A network's slug where its name belongs ("on sepolia"): any slug as a word of its own, in lower case.
-SLUGS = re.compile(r"(?<![\w/.-])(" + "|".join(sorted(map(re.escape, NAMES), key=len, reverse=True)) + r")(?![\w-])")
+# A network's slug where its name belongs ("on sepolia"): any slug as a word of its own, in lower case (not a
+# wallet link's scheme, "ethereum:0x...").
+SLUGS = re.compile(r"(?<![\w/.-])(" + "|".join(sorted(map(re.escape, NAMES), key=len, reverse=True)) + r")(?![\w:-])")
 # Pictographs that come out as empty boxes where no emoji font is installed: icons are inline SVG instead.
 EMOJI = re.compile("[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]")
 
