@@ -20,6 +20,14 @@ GEOMETRY = (Path(__file__).parent / "geometry.js").read_text()
 SLUGS = re.compile(r"(?<![\w/.-])(" + "|".join(sorted(map(re.escape, NAMES), key=len, reverse=True)) + r")(?![\w:-])")
 # Pictographs that come out as empty boxes where no emoji font is installed: icons are inline SVG instead.
 EMOJI = re.compile("[\u2300-\u23ff\u2600-\u27bf\u2b00-\u2bff\U0001f000-\U0001faff]")
+# Drawings with no words for a screen reader: an image without a name, or a hidden icon in a control without one.
+UNNAMED_ICONS = """[...document.querySelectorAll('svg:not(svg svg)')].filter((svg) => svg.checkVisibility()).filter((svg) => {
+  if (svg.getAttribute('aria-hidden') === 'true') {
+    const control = svg.closest('a, button');
+    return !control || !(control.getAttribute('aria-label') || control.innerText.trim());
+  }
+  return !(svg.getAttribute('aria-label') || svg.querySelector('title'));
+}).map((svg) => svg.outerHTML.slice(0, 80))"""
 
 
 async def layout_faults(page) -> list[str]:
@@ -45,5 +53,6 @@ async def test_nothing_overlaps_or_runs_out(browser, world, shots, name, size):
         assert not faults, "\n".join(faults)
         assert SLUGS.findall(text) == [], "a network named by its slug"
         assert EMOJI.findall(text) == [], "an emoji where an icon belongs"
+        assert await page.evaluate(UNNAMED_ICONS) == []
     finally:
         await context.close()

@@ -20,7 +20,10 @@ async def home(request: web.Request) -> web.Response:
 async def front_door(request: web.Request) -> web.Response:
     """GET / on the service's own address (the start-up log names it): a page that sends a merchant on to sign in
     and tells a buyer or a developer where they belong, not a bare 404."""
-    return render(request, "home.html", signin=f"{site.dashboard_url(ctx(request).settings)}/signin")
+    settings = ctx(request).settings
+    # Here, unless DASHBOARD_URL puts the dashboard on an origin of its own.
+    dashboard = site.dashboard_url(settings) if settings.dashboard_url else request.app[keys.PREFIX]
+    return render(request, "home.html", signin=f"{dashboard}/signin")
 
 
 async def not_found(request: web.Request) -> web.Response:
