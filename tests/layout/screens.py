@@ -4,13 +4,14 @@ person does first on it (open a dialog, charge at the counter). A page added to 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 from playwright.async_api import Page, expect
 
 from common.clock import utcnow
 from notify import kinds, store
-from tests.dashboard.support import Staff, make_staff
+from tests.dashboard.support import SIZES, Staff, make_staff
 from tests.dashboard.test_screens import ITEMS, refund_on, rich_order
 from tests.e2e.support import receive_addresses
 from tests.integration.helpers import expire_due, pay, quick
@@ -163,3 +164,20 @@ SCREENS: dict[str, Screen] = {
     "refund-form": Screen("refund-form", signed_in=False),
     "payment-link": Screen("payment-link", signed_in=False),
 }
+
+
+@asynccontextmanager
+async def opened(browser, world: World, name: str, size: str = "desktop"):
+    """The page of SCREENS[name] shown as a person would get to it, in a browser context of its own."""
+    screen = SCREENS[name]
+    context = await browser.new_context(viewport=SIZES[size],
+                                        storage_state=world.session_state if screen.signed_in else None)
+    try:
+        page = await context.new_page()
+        await page.goto(world.urls[name])
+        await expect(page.get_by_test_id(screen.ready).first).to_be_visible()
+        if screen.then:
+            await screen.then(page, world)
+        yield page
+    finally:
+        await context.close()

@@ -8,10 +8,8 @@ import re
 from pathlib import Path
 
 import pytest
-from playwright.async_api import expect
-
 from tests.dashboard.support import SIZES
-from tests.layout.screens import SCREENS
+from tests.layout.screens import SCREENS, opened
 from common.network_names import NAMES
 
 GEOMETRY = (Path(__file__).parent / "geometry.js").read_text()
@@ -37,15 +35,7 @@ async def layout_faults(page) -> list[str]:
 @pytest.mark.parametrize("size", SIZES)
 @pytest.mark.parametrize("name", SCREENS)
 async def test_nothing_overlaps_or_runs_out(browser, world, shots, name, size):
-    screen = SCREENS[name]
-    context = await browser.new_context(viewport=SIZES[size],
-                                        storage_state=world.session_state if screen.signed_in else None)
-    try:
-        page = await context.new_page()
-        await page.goto(world.urls[name])
-        await expect(page.get_by_test_id(screen.ready).first).to_be_visible()
-        if screen.then:
-            await screen.then(page, world)
+    async with opened(browser, world, name, size) as page:
         await page.evaluate("document.fonts.ready")
         await page.screenshot(path=shots / f"{name}-{size}.png", full_page=True)
         text = await page.locator("body").inner_text()
@@ -54,5 +44,3 @@ async def test_nothing_overlaps_or_runs_out(browser, world, shots, name, size):
         assert SLUGS.findall(text) == [], "a network named by its slug"
         assert EMOJI.findall(text) == [], "an emoji where an icon belongs"
         assert await page.evaluate(UNNAMED_ICONS) == []
-    finally:
-        await context.close()
