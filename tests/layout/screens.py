@@ -108,6 +108,9 @@ async def build(stack) -> World:
         "counter": f"{dashboard}/app", "counter-sale": f"{dashboard}/app", "counter-paid": f"{dashboard}/app",
         "receipt": receipt.replace(checkout_base, base) + "?locale=en",
         "refund-form": form["refund_url"].replace(checkout_base, base) + "?locale=en",
+        "refund-submitted": waiting["refund_url"].replace(checkout_base, base) + "?locale=en",
+        "refund-link": f"{dashboard}/test/refund-requests/{form['token']}",
+        "counter-sales": f"{dashboard}/app",
         "payment-link": link["url"].replace(checkout_base, base) + "?locale=en",
     })
     return world
@@ -131,6 +134,11 @@ async def _charge_and_pay(page: Page, world: World) -> None:
     await expect(page.get_by_test_id("sale-receipt")).to_be_visible()
 
 
+async def _todays_sales(page: Page, world: World) -> None:
+    await page.get_by_role("button", name="Today's sales").click()
+    await expect(page.get_by_test_id("totals")).to_be_visible()
+
+
 @dataclass(frozen=True)
 class Screen:
     ready: str  # the test id of what the page shows once it is ready
@@ -145,6 +153,7 @@ SCREENS: dict[str, Screen] = {
     "orders": Screen("orders"),
     "order": Screen("timeline"),
     "refund-dialog": Screen("timeline", then=_open_dialog),
+    "refund-link": Screen("refund-link-result"),
     "execution": Screen("send-address"),
     "review": Screen("tokens"),
     "settings": Screen("addresses"),
@@ -155,6 +164,7 @@ SCREENS: dict[str, Screen] = {
     "counter": Screen("sell"),
     "counter-sale": Screen("sell", then=_charge),
     "counter-paid": Screen("sell", then=_charge_and_pay),
+    "counter-sales": Screen("sell", then=_todays_sales),
     "checkout-waiting": Screen("qr", signed_in=False),
     "checkout-partially-paid": Screen("qr", signed_in=False),
     "checkout-paid": Screen("receipt-link", signed_in=False),
@@ -162,6 +172,7 @@ SCREENS: dict[str, Screen] = {
     "checkout-expired": Screen("status", signed_in=False),
     "receipt": Screen("receipt", signed_in=False),
     "refund-form": Screen("refund-form", signed_in=False),
+    "refund-submitted": Screen("refund-status-card", signed_in=False),
     "payment-link": Screen("payment-link", signed_in=False),
 }
 
