@@ -1,10 +1,10 @@
 """Applying a batch's commands: decided on the orders the worker holds, or on what PostgreSQL holds, and committed
-in one statement. Shared by a worker's lanes, with the orders it holds (a cache) and its order numbers."""
+in one statement, in a transaction that first checks the batch's lease epochs (actors/fencing.py). Shared by a
+worker's lanes, with the orders it holds (a cache) and its order numbers."""
 
 from __future__ import annotations
 
 import logging
-import time
 import traceback
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -14,6 +14,8 @@ import asyncpg
 from actors import batch, store
 from actors import messages as m
 from actors.entries import Failure, log_ids
+from actors.fencing import Fenced
+from actors.group_commit import GroupCommit
 from actors.numbers import NumberBlocks
 from actors.order import Order
 from actors.outcomes import Outcome, Prepared
@@ -43,14 +45,17 @@ class Applier:
         self.hooks = hooks or BatchHooks()
         self.numbers = numbers or NumberBlocks()
         self.cache: OrderedDict[str, Order] = OrderedDict()  # the orders as committed, least recently used first
+        self.group = GroupCommit(self.hooks)  # the lanes' batches, committed together
 
     def forget(self, moved: Callable[[str], bool]) -> None:
         """Drop the orders of partitions that changed hands: another worker may have written them meanwhile."""
         for order_id in [o for o in self.cache if moved(o)]:
             del self.cache[order_id]
 
-    async def apply(self, conn: asyncpg.Connection, envelopes: list[m.Envelope],
-                    published: list[str]) -> list[Outcome | Failure]:
+    async def apply(self, conn: asyncpg.Connection, envelopes: list[m.Envelope], published: list[str],
+                    fences: set[tuple[int, int]]) -> list[Outcome | Failure]:
+        """`fences` are the (partition, lease epoch) the batch was read under: it commits only while PostgreSQL
+        knows no newer epoch of any of them (actors/fencing.py), and raises Fenced otherwise."""
         # The batch decides on the orders it found cached before its first await: a lease change or another
         # lane's batch may drop them from the cache meanwhile, and an order neither cached nor read would be
         # answered order_not_found.
@@ -64,7 +69,7 @@ class Applier:
             # again against what PostgreSQL holds.
             try:
                 nothing_read = Prepared({}, {}, {}, {})
-                outcomes = await self._decide_and_commit(conn, envelopes, nothing_read, held, published)
+                outcomes = await self._decide_and_commit(conn, envelopes, nothing_read, held, published, fences)
                 _AT_ONCE.inc()
                 return outcomes
             except asyncpg.UniqueViolationError:
@@ -73,14 +78,15 @@ class Applier:
         for order in prepared.orders.values():
             self._remember(order)
         _PREPARED.inc()
-        return await self._decide_and_commit(conn, envelopes, prepared, held | prepared.orders, published)
+        return await self._decide_and_commit(conn, envelopes, prepared, held | prepared.orders, published, fences)
 
-    async def apply_alone(self, conn: asyncpg.Connection, env: m.Envelope) -> Outcome | Failure:
+    async def apply_alone(self, conn: asyncpg.Connection, env: m.Envelope,
+                          fences: set[tuple[int, int]]) -> Outcome | Failure:
         self.cache.pop(env.command.order_id, None)
         try:
-            [outcome] = await self.apply(conn, [env], [])
+            [outcome] = await self.apply(conn, [env], [], fences)
             return outcome
-        except faults.UNAVAILABLE:
+        except (*faults.UNAVAILABLE, Fenced):
             raise
         except asyncpg.PostgresError as exc:
             log.error("command %s refused by the database: %s", env.command_id, exc, extra=log_ids(env))
@@ -101,19 +107,17 @@ class Applier:
                 and not any(e.recorded_only or isinstance(e.command, m.SubmitRefundTx) for e in envelopes))
 
     async def _decide_and_commit(self, conn: asyncpg.Connection, envelopes: list[m.Envelope], prepared: Prepared,
-                                 found: dict[str, Order], published: list[str]) -> list[Outcome | Failure]:
+                                 found: dict[str, Order], published: list[str],
+                                 fences: set[tuple[int, int]]) -> list[Outcome | Failure]:
         decided = batch.decide_batch(envelopes, prepared, found, self.numbers)
         self.hooks.before_commit()
         try:
-            # One statement, so one transaction of its own: no BEGIN and COMMIT round trips around it.
-            started = time.perf_counter()
-            await self.hooks.commit(store.commit(conn, decided.fresh, decided.changed, decided.encoded, published,
-                                                 found))
-            metrics.COMMIT_DURATION.observe(time.perf_counter() - started)
+            await self.group.commit(conn, store.batch_rows(decided.fresh, decided.changed, decided.encoded, published,
+                                                           found), fences)
         except BaseException as exc:
             for order_id in decided.changed:
                 self.cache.pop(order_id, None)
-            if isinstance(exc, asyncpg.PostgresError) and not isinstance(exc, faults.UNAVAILABLE):
+            if isinstance(exc, (asyncpg.PostgresError, Fenced)) and not isinstance(exc, faults.UNAVAILABLE):
                 # PostgreSQL refused the statement, so none of its orders was stored: their numbers go to the next
                 # new orders. After a lost connection the commit may have happened, and they are not reused.
                 for key, number in decided.numbered:
@@ -131,3 +135,4 @@ class Applier:
         self.cache.move_to_end(order.order_id)
         if len(self.cache) > CACHE_SIZE:
             self.cache.popitem(last=False)
+

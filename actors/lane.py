@@ -17,7 +17,9 @@ from actors import batch, intake, store
 from actors import messages as m
 from actors.applier import Applier
 from actors.entries import Failure, Message, log_ids, message
+from actors.fencing import Fenced
 from actors.outcomes import Outcome
+from actors.tenure import Lapsed, Tenure
 from common import faults, metrics
 from common.clock import utcnow
 from common.clock_offset import ClockOffset
@@ -50,8 +52,10 @@ class Crew:
     batch_size: int
     max_deliveries: int
     max_skew_s: float
-    serving: set[int] = field(default_factory=set)  # owned partitions the lanes may read
+    tenure: Tenure  # the partitions the lanes may read, and under which lease epochs
+    idle_ms: int  # a pending entry idle this long was left by a reader that lost its lease: claimed by the sweep
     reclaim: set[int] = field(default_factory=set)  # partitions whose pending entries are read before new ones
+    sweep: set[int] = field(default_factory=set)  # partitions whose long-idle pending entries are read next
 
     async def clock_holds(self) -> bool:
         """Measured again now: whether this worker's clock is within the bound of Redis's."""
@@ -91,25 +95,32 @@ class Lane:
         self.reader = blocking_reader(self.crew.redis)
 
     def partitions(self) -> set[int]:
-        return {p for p in self.crew.serving if p % self.crew.lanes == self.number}
+        return {p for p in self.crew.tenure.serving if p % self.crew.lanes == self.number}
 
     async def step(self, conn: asyncpg.Connection, block_ms: int) -> None:
         partitions = self.partitions()
         if not partitions:
             await asyncio.sleep(block_ms / 1000)
             return
+        held = self.crew.tenure.held(partitions)
         try:
-            messages = await self._read(partitions, block_ms)
+            messages = await self.crew.tenure.read(self._read(partitions, block_ms))
+        except Lapsed:
+            await self.reset()  # the cancelled read's connection is in no known state
+            return
         except redis_errors.ResponseError as exc:
             if not (lost_group(exc) or unblocked(exc)):
                 raise
             # Redis lost the streams (a restart without persistence): the next lease refresh makes them again.
             log.warning("worker %s: consumer groups gone from %s; making them again", self.crew.worker_id,
                         sorted(partitions))
-            self.crew.serving -= partitions
+            self.crew.tenure.serving -= partitions
             return
+        current = self.crew.tenure.still_held(held)
+        # Read under a lease that lapsed or changed hands meanwhile: not applied, left pending for the holder.
+        messages = [msg for msg in messages if self._stream_partition[msg.stream] in current]
         if messages:
-            await self._handle(conn, messages)
+            await self._handle(conn, messages, held)
         elif self.published:
             # Idle: nothing to fold the outbox deletion into, and the sweep must not publish these again.
             await store.drop_outbox(conn, self._take_published())
@@ -126,22 +137,24 @@ class Lane:
     async def _read(self, partitions: set[int], block_ms: int) -> list[Message]:
         crew = self.crew
         reclaiming = sorted(crew.reclaim & partitions)
-        if reclaiming:
+        sweeping = sorted((crew.sweep & partitions) - crew.reclaim)
+        if reclaiming or sweeping:
             await self._finish_previous()  # its acks first: what it finished is not ours to read again
         messages: list[Message] = []
-        for p in reclaiming:
+        for p, idle_ms in [(p, 0) for p in reclaiming] + [(p, crew.idle_ms) for p in sweeping]:
             # Whatever a dead or previous owner left unacknowledged, or a command that raised, is ours to finish
-            # first.
+            # first; and so is what a worker whose lease lapsed read late, after its successor's claim.
             messages += [message(e) for e in await crew.consumer.claim(crew.keys.commands(p), crew.batch_size,
-                                                                       deliveries=True)]
+                                                                       idle_ms, deliveries=True)]
             crew.reclaim.discard(p)
+            crew.sweep.discard(p)
         if messages:
             return messages
         found = await crew.consumer.read(self.reader, [crew.keys.commands(p) for p in sorted(partitions)],
                                          crew.batch_size, block_ms)
         return [message(entry) for entry in found]
 
-    async def _handle(self, conn: asyncpg.Connection, messages: list[Message]) -> None:
+    async def _handle(self, conn: asyncpg.Connection, messages: list[Message], held: dict[int, int]) -> None:
         crew = self.crew
         metrics.BATCH_SIZE.observe(len(messages))
         readable = [msg for msg in messages if msg.envelope is not None]
@@ -154,19 +167,19 @@ class Lane:
         if any(r.reader_clock for r in refusals.values()) and not await crew.clock_holds():
             # Not the entries' fault but this worker's clock: the batch stays pending, unanswered and uncounted,
             # for the healthy worker that takes these partitions once the lease keeper gives them up.
-            crew.serving.clear()
+            crew.tenure.serving.clear()
             return
         refused = {entry_id: Failure(refusal.reason) for entry_id, refusal in refusals.items()}
         envelopes = [msg.envelope for msg in readable if msg.entry_id not in refused]
-        published = self._take_published()
+        read_from = {self._stream_partition[msg.stream] for msg in messages}
         try:
-            outcomes: list[Outcome | Failure] = await crew.applier.apply(conn, envelopes, published)
-        except BaseException as exc:
-            self.published += published  # the statement that would have dropped them did not commit
-            if not isinstance(exc, Exception) or isinstance(exc, faults.UNAVAILABLE):
-                raise
-            log.warning("batch of %d failed (%r); applying one by one", len(envelopes), exc)
-            outcomes = [await crew.applier.apply_alone(conn, env) for env in envelopes]
+            outcomes = await self._apply(conn, envelopes, {(p, held[p]) for p in read_from})
+        except Fenced as fenced:
+            # Nothing of the batch was written: its entries stay pending, for the holder, or for this lane where
+            # its partitions are still its own.
+            crew.tenure.refused(fenced, held)
+            crew.reclaim |= read_from
+            return
         if refused:
             applied = iter(outcomes)
             outcomes = [refused[msg.entry_id] if msg.entry_id in refused else next(applied) for msg in readable]
@@ -174,18 +187,31 @@ class Lane:
         await self._finish_previous()
         self.finishing = asyncio.create_task(self._finish(messages, readable, outcomes))
 
+    async def _apply(self, conn: asyncpg.Connection, envelopes: list[m.Envelope],
+                     fences: set[tuple[int, int]]) -> list[Outcome | Failure]:
+        crew = self.crew
+        published = self._take_published()
+        try:
+            return await crew.applier.apply(conn, envelopes, published, fences)
+        except BaseException as exc:
+            self.published += published  # the statement that would have dropped them did not commit
+            if not isinstance(exc, Exception) or isinstance(exc, (faults.UNAVAILABLE, Fenced)):
+                raise
+            log.warning("batch of %d failed (%r); applying one by one", len(envelopes), exc)
+            return [await crew.applier.apply_alone(conn, env, fences) for env in envelopes]
+
     async def _finish(self, messages: list[Message], readable: list[Message],
                       outcomes: list[Outcome | Failure]) -> None:
         crew = self.crew
         # One reply entry per web process and batch: each holds a JSON array of that process's replies.
-        replies: dict[str, list[bytes]] = {}
+        replies: dict[str, list[tuple[bytes, str]]] = {}  # with the hash of the request each answers
         retried: set[bytes] = set()
         dead = [(msg, Failure(msg.undecodable)) for msg in messages if msg.envelope is None]
         undecodable = len(dead)
         for msg, _ in dead:
             if msg.addressed.command_id and msg.addressed.reply_to:
                 replies.setdefault(msg.addressed.reply_to, []).append(
-                    batch.internal_error_reply(msg.addressed.command_id))
+                    (batch.internal_error_reply(msg.addressed.command_id), ""))
         answered: list[tuple[m.Envelope, Outcome]] = []
         for msg, outcome in zip(readable, outcomes):
             if isinstance(outcome, Failure):
@@ -197,7 +223,7 @@ class Lane:
                 outcome = batch.internal_error(msg.envelope)
             answered.append((msg.envelope, outcome))
             if msg.envelope.reply_to:
-                replies.setdefault(msg.envelope.reply_to, []).append(outcome.reply)
+                replies.setdefault(msg.envelope.reply_to, []).append((outcome.reply, msg.envelope.request_hash))
         if dead:
             # Set aside before they are acknowledged: a crash between the two keeps them pending, never lost.
             await crew.pipeliner.call_many([self._set_aside(msg, failure) for msg, failure in dead])

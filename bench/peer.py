@@ -1,8 +1,12 @@
-"""The conventional rival of the pipeline: the same API on aiohttp and asyncpg, one SQL statement per request.
+"""The conventional rival of the pipeline: the same API on aiohttp and asyncpg, with its writes committed in groups
+(`--mode group-commit`, the default) or one SQL statement per request (`--mode one-statement`).
 
 What a careful team would build without streams and actors. Each request checks its HMAC signature (the
-merchant's sealed secret opened once and cached), spends the signature in Redis (SET NX EX) and then writes in one
-statement (one round trip, one implicit commit) all it changes: the order with its state as jsonb, its session,
+merchant's sealed secret opened once and cached). In group-commit mode each process gathers the quick sessions and
+the refunds that arrive together (`--window-ms`, 2, or `--batch-size`, 64 requests) and commits them in one
+transaction, signatures spent in one Redis pipeline (bench/group_commit.py). In one-statement mode a request spends
+its signature in Redis (SET NX EX) and then writes in one statement (one round trip, one implicit commit) all it
+changes: the order with its state as jsonb, its session,
 its refunds, its events, an outbox row and, when the request carries an Idempotency-Key, the answer recorded for
 that key. The tables are the peer's own, in the schema `peer`, with the service's indexes (it needs the service's
 tables migrated beside them, to take their definitions). Order numbers come from a sequence a hundred at a time. A
@@ -11,6 +15,8 @@ relay in each process moves outbox rows to the events stream.
 A refund fits beside the others in the statement itself (a conditional UPDATE of the order's held total), so
 concurrent refunds never exceed what was paid. A test-mode payment, which only sets up the benchmark's paid
 orders, reads the order, decides, and writes if the order has not changed since (optimistic concurrency).
+
+A test-mode payment (the benchmark's set-up) and the order's read are served alike in both modes.
 
     python bench/peer.py --port 8091   # DATABASE_URL, REDIS_URL, REDIS_PREFIX, SERVICE_MASTER_KEY as for `service web`
 """
@@ -26,6 +32,7 @@ import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -38,6 +45,8 @@ from msgspec.structs import replace
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from actors.publication import PublicEvent
+from bench import group_commit
+from bench.group_commit import Batcher, Entry
 from common import config, db, faults, merchants, money, wiring
 from common.clock import iso, utcnow
 from common.ids import random_id
@@ -66,6 +75,7 @@ from web.signing import matches
 log = logging.getLogger("peer")
 _encode = msgspec.json.Encoder().encode
 BLOCK = 100  # order numbers a process takes from the sequence at once
+MODES = ("group-commit", "one-statement")
 RELAY_BATCH = 500  # outbox rows the relay moves per transaction
 RELAY_IDLE_S = 0.02  # its pause when it found less than a full batch
 ATTEMPTS = 5  # reads and writes of a payment that keeps meeting a changed order
@@ -215,6 +225,13 @@ class Peer:
     vault: Vault
     numbers: Numbers
     key_cache: KeyCache = field(default_factory=KeyCache)
+    batches: Batches | None = None  # in group-commit mode
+
+
+@dataclass
+class Batches:
+    sessions: Batcher
+    refunds: Batcher
 
 
 PEER: web.AppKey[Peer] = web.AppKey("peer", Peer)
@@ -265,16 +282,36 @@ def _recorded(row, digest: str) -> web.Response:
 
 
 async def _spend(request: web.Request) -> web.Response | None:
-    """None for a signature seen the first time; a repeat is answered what its Idempotency-Key recorded, if it has
-    one and anything was (web/replays.py)."""
+    """None for a signature seen the first time; a repeat is answered by _repeat."""
     peer, api_key, key = request.app[PEER], request[CALLER], idempotency_key(request)
     seen = peer.keys.signature_seen(request.headers["X-Signature"])
     if await peer.pipeliner.call("SET", seen, 1, "NX", "EX", replay_ttl(peer.settings)):
         return None
-    row = key and await peer.pool.fetchrow(_RECORDED, api_key.merchant_id, api_key.livemode, key)
+    return await _repeat(peer, api_key.merchant_id, api_key.livemode, key,
+                         request_hash(request.method, request.path, await request.read()))
+
+
+async def _repeat(peer: Peer, merchant_id: str, livemode: bool, key: str | None, digest: str) -> web.Response:
+    """A spent signature's answer: what its Idempotency-Key recorded, if it has one and anything was
+    (web/replays.py)."""
+    row = key and await peer.pool.fetchrow(_RECORDED, merchant_id, livemode, key)
     if not row:
         raise replayed()
-    return _recorded(row, request_hash(request.method, request.path, await request.read()))
+    return _recorded(row, digest)
+
+
+async def _spend_batch(peer: Peer, batch: list[Entry]) -> list[bool]:
+    ttl = replay_ttl(peer.settings)
+    return await peer.pipeliner.call_many([("SET", peer.keys.signature_seen(e.signature), 1, "NX", "EX", ttl)
+                                           for e in batch])
+
+
+async def _batched(request: web.Request, batcher: Batcher, write) -> web.Response:
+    """The request's answer once its batch committed (group-commit mode)."""
+    api_key = request[CALLER]
+    return await batcher.submit(Entry(api_key.merchant_id, api_key.livemode, idempotency_key(request),
+                                      request_hash(request.method, request.path, await request.read()),
+                                      request.headers["X-Signature"], write))
 
 
 async def _commit(request: web.Request, write: Write) -> web.Response | None:
@@ -321,7 +358,7 @@ async def quick_session(request: web.Request) -> web.Response:
     if order_in.amount is None or order_in.line_items is not None or order_in.items is not None:
         raise ApiError(422, "not_served_by_peer", "The peer takes `amount`, not line items.", "amount")
     owed = amount(order_in.amount, "amount")
-    if (repeat := await _spend(request)) is not None:
+    if peer.batches is None and (repeat := await _spend(request)) is not None:
         return repeat
     now, mode = utcnow(), "live" if api_key.livemode else "test"
     session = SessionView(session_id=random_id("cs"), session_key=random_id(f"cs_{mode}", 24), amount_due=owed,
@@ -341,6 +378,10 @@ async def quick_session(request: web.Request) -> web.Response:
                                  success_url=session.success_url, cancel_url=session.cancel_url), now),
     ]
     answer = respond(session_created_json(peer.settings, view), status=201)
+    if peer.batches is not None:
+        return await _batched(request, peer.batches.sessions, group_commit.Session(
+            view.order_id, view.order_number, view.external_ref, owed, _encode(view).decode(), session.session_id,
+            session.session_key, session.expires_at, now, events, answer))
     return await _commit(request, Write(_CREATE, answer, now, events, (
         view.order_id, view.order_number, view.external_ref, owed, _encode(view).decode(), session.session_id,
         session.session_key, session.expires_at)))
@@ -420,14 +461,22 @@ async def create_refund(request: web.Request) -> web.Response:
     if refund_in.refund_network is None or refund_in.refund_token_address is None:
         raise ApiError(422, "not_served_by_peer", "The peer takes `refund_network` and `refund_token_address`.",
                        "refund_network")
-    to = refund_destination(refund_in.refund_to_address, refund_in.refund_network, refund_in.refund_token_address)
-    if (repeat := await _spend(request)) is not None:
+    to = refund_destination(refund_in.refund_to_address, refund_in.refund_network, refund_in.refund_token_address,
+                            api_key.livemode)
+    if peer.batches is None and (repeat := await _spend(request)) is not None:
         return repeat
     now, order_id = utcnow(), refund_in.order_id
     refund = RefundView(refund_id=random_id("re"), link_token=random_id("rl", 16), amount=cents,
                         reason=refund_in.reason, refund_to_address=to.refund_to_address,
                         refund_network=to.refund_network, refund_token_address=to.refund_token_address,
                         source="merchant", created_at=now, updated_at=now, status=RefundStatus.APPROVED)
+    # refund_json reads only the order's id and mode of the order it is given.
+    owner = OrderView(order_id=order_id, merchant_id=api_key.merchant_id, livemode=api_key.livemode, order_number=0,
+                      amount_owed=0, created_at=now, updated_at=now)
+    answer = respond(refund_json(peer.settings, owner, refund), status=201)
+    if peer.batches is not None:  # decided against the order's row in the batch (bench/group_commit.py)
+        return await _batched(request, peer.batches.refunds, group_commit.Refund(
+            order_id, refund, answer, partial(_event, api_key, order_id, at=now)))
     # The statement fills in the order's number and status, and the events' seq, from the order's row.
     fields = dict(order_id=order_id, order_number="", order_status="", refund_id=refund.refund_id,
                   amount=money.format(cents), reason=refund.reason, refund_to_address=refund.refund_to_address,
@@ -437,10 +486,6 @@ async def create_refund(request: web.Request) -> web.Response:
     events = [_event(api_key, order_id, 0, "payment.refund.requested", requested, now),
               _event(api_key, order_id, 0, "payment.refund.approved",
                      ev.RefundChanged(**fields, refund_status="APPROVED"), now)]
-    # refund_json reads only the order's id and mode of the order it is given.
-    owner = OrderView(order_id=order_id, merchant_id=api_key.merchant_id, livemode=api_key.livemode, order_number=0,
-                      amount_owed=0, created_at=now, updated_at=now)
-    answer = respond(refund_json(peer.settings, owner, refund), status=201)
     done = await _commit(request, Write(_REFUND, answer, now, events, (
         order_id, cents, refund.refund_id, refund.link_token, refund.reason, refund.refund_to_address,
         refund.refund_network, refund.refund_token_address)))
@@ -489,7 +534,17 @@ async def _create_schema(database_url: str) -> None:
         await conn.close()  # which releases the lock
 
 
-def init_peer(settings: config.Settings, pool_size: int) -> web.Application:
+def _batches(peer: Peer, window_s: float, size: int) -> Batches:
+    def batcher(write) -> Batcher:
+        return Batcher(window_s, size, lambda batch: group_commit.flushed(
+            batch, partial(_spend_batch, peer), lambda e: _repeat(peer, e.merchant_id, e.livemode, e.key, e.digest),
+            partial(write, peer.pool)))
+
+    return Batches(batcher(group_commit.write_sessions), batcher(group_commit.write_refunds))
+
+
+def init_peer(settings: config.Settings, pool_size: int, mode: str = MODES[0], window_ms: float = 2.0,
+              batch_size: int = 64) -> web.Application:
     app = web.Application(middlewares=[error_middleware, signed], client_max_size=settings.max_body_bytes)
 
     async def resources(app: web.Application):
@@ -497,12 +552,17 @@ def init_peer(settings: config.Settings, pool_size: int) -> web.Application:
         async with wiring.opened(settings, pool_min=pool_size, pool_max=pool_size,
                                  server_settings=db.ACTOR_SETTINGS) as wired:
             peer = Peer(settings, wired.pool, Pipeliner(wired.redis), wired.keys, wired.vault, Numbers(wired.pool))
+            if mode == "group-commit":
+                peer.batches = _batches(peer, window_ms / 1000, batch_size)
             app[PEER] = peer
             relay = asyncio.create_task(_relay(peer))
             yield
             relay.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await relay
+            if peer.batches is not None:
+                await peer.batches.sessions.stop()
+                await peer.batches.refunds.stop()
             await peer.pipeliner.stop()
 
     app.cleanup_ctx.append(resources)
@@ -518,11 +578,16 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=8091)
     parser.add_argument("--pool", type=int, default=int(os.environ.get("PEER_POOL", "8")),
                         help="PostgreSQL connections of the process (its relay's among them)")
+    parser.add_argument("--mode", choices=MODES, default=MODES[0],
+                        help="writes committed in groups per process, or one statement per request")
+    parser.add_argument("--window-ms", type=float, default=2.0,
+                        help="group commit: how long a batch gathers the requests that arrive")
+    parser.add_argument("--batch-size", type=int, default=64, help="group commit: the most requests in one batch")
     args = parser.parse_args()
     logging.basicConfig(level=os.environ.get("LOG_LEVEL", "WARNING"))
     settings = config.load(port=args.port)
     # On uvloop, as the service's processes are (service/processes.py).
-    web.run_app(init_peer(settings, args.pool), host="127.0.0.1", port=args.port, print=None, reuse_port=True,
+    web.run_app(init_peer(settings, args.pool, args.mode, args.window_ms, args.batch_size), host="127.0.0.1", port=args.port, print=None, reuse_port=True,
                 access_log=None, loop=uvloop.new_event_loop())
 
 

@@ -39,7 +39,7 @@ from common.ids import random_id
 MERCHANTS = 1000
 CHUNK = 50_000
 STEP_S = 6  # seconds between two prefilled orders' creation times
-USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"  # Ethereum's USDT, as config/networks.toml lists it
+USDT = "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0"  # Sepolia's USDT (config/networks.toml): test mode pays on testnets
 
 
 async def _apply(pool: asyncpg.Pool, command: m.Command) -> None:
@@ -62,7 +62,7 @@ async def template(pool: asyncpg.Pool, merchant_id: str) -> dict[str, str]:
     await _apply(pool, m.CreateOrder(order_id=ids["order"], merchant_id=merchant_id, livemode=False, at=now,
                                      amount=10_000_000, session=session))
     await _apply(pool, m.ConfirmPayment(order_id=ids["order"], merchant_id=merchant_id, livemode=False, at=now,
-                                        payment_id=ids["payment"], network="ethereum",
+                                        payment_id=ids["payment"], network="sepolia",
                                         tx_hash=f"0x{secrets.token_hex(32)}", token_address=USDT, amount=10_000_000, session_id=ids["session"]))
     await pool.execute("DELETE FROM outbox")  # the template's events are never published
     return ids

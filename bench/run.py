@@ -3,6 +3,7 @@ in the same run, on the same machine, with the same load generator.
 
     python bench/run.py                                  # against the peer (bench/peer.py), quick sessions
     python bench/run.py --against peer --json            # one JSON object: pipeline, peer, their rounds, ratio
+    python bench/run.py --peer-mode one-statement        # the peer writing each request in one statement of its own
     python bench/run.py --mix refunds                    # merchant refunds on paid orders beside new sessions, 1:1
     python bench/run.py --no-keys                        # requests without an Idempotency-Key
     python bench/run.py --db-cpus 0.25                   # PostgreSQL held to a quarter of a core, the apps free
@@ -13,10 +14,13 @@ in the same run, on the same machine, with the same load generator.
 
 The peer is the design a careful team would build instead (bench/peer.py): an aiohttp and asyncpg application of
 its own, with tables of its own (the schema `peer`), that checks each request's signature, spends it in Redis and
-writes all the request's changes (order, session, refund, events, outbox row, the Idempotency-Key's answer) in one
-SQL statement. Each design gets the same two cores: the pipeline as `--web` web (2) and `--workers` actor (1)
-processes, the peer as `--peer-processes` (2) processes sharing its port. Every request carries an Idempotency-Key
-of its own unless --no-keys. Each design gets --rounds rounds, the designs taking turns, each round on processes
+writes all the request's changes (order, session, refund, events, outbox row, the Idempotency-Key's answer). By
+default it commits in groups (`--peer-mode group-commit`): each process gathers the requests that arrive within
+`--peer-window-ms` (2) or up to `--peer-batch-size` (64) and writes them in one transaction, their signatures spent
+in one Redis pipeline; `--peer-mode one-statement` writes each request in one SQL statement of its own. Each
+design gets the same two cores: the pipeline as `--web` web (2) and `--workers` actor (1) processes, the peer as
+`--peer-processes` (2) processes sharing its port. Every request carries an Idempotency-Key of its own unless
+--no-keys. Each design gets --rounds rounds, the designs taking turns, each round on processes
 started for it (the speed of a shared virtual machine drifts within minutes: turns give both the same drift); each
 round prints requests/s, p50, p99, peak RSS per process,
 CPU per request by process (PostgreSQL, Redis and wrk included), the WAL PostgreSQL wrote per request and, after a
@@ -58,6 +62,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench import prefill, resources, walmap
 from bench.db_cap import DbCap
+from bench.peer import MODES as PEER_MODES
 from common import db, merchants
 from common.secrets import Vault
 from streams import connection
@@ -99,15 +104,18 @@ def _cpu(proc: psutil.Process) -> float:
     return times.user + times.system
 
 
-def _shared_cpu(database: str) -> dict[int, tuple[str, float]]:
+def _shared_cpu(database: str, redis_pid: int | None) -> dict[int, tuple[str, float]]:
     """CPU seconds so far of each shared server process, by pid, with its kind: PostgreSQL's split into the load's
     (the bench database's backends and the server's own processes) and other databases' (other work on the same
-    server, bench/resources.py)."""
+    server, bench/resources.py); of the Redis servers, the bench's alone when its pid is known (a machine may run
+    others: a test cluster's nodes)."""
     found = {}
     for proc in psutil.process_iter(["name", "cmdline"]):
         name = proc.info["name"]
         if name == "postgres":
             name = resources.postgres_share(" ".join(proc.info["cmdline"] or ()), database)
+        if name == "redis-server" and redis_pid not in (None, proc.pid):
+            continue
         if name in SHARED or name == "postgres_others":
             found[proc.pid] = (name, _cpu(proc))
     return found
@@ -127,12 +135,12 @@ def _machine_busy() -> float:
 class RssSampler:
     """Peak RSS of each process during the run, and the CPU seconds each (and each shared server) spent in it."""
 
-    def __init__(self, procs: dict[str, subprocess.Popen], database: str):
+    def __init__(self, procs: dict[str, subprocess.Popen], database: str, redis_pid: int | None):
         self.procs = {name: psutil.Process(p.pid) for name, p in procs.items()}
-        self.database = database
+        self.database, self.redis_pid = database, redis_pid
         self.peak = {name: 0 for name in procs}
         self.cpu_start = {name: _cpu(p) for name, p in self.procs.items()} | {"wrk": _wrk_cpu()}
-        self.shared_start = _shared_cpu(database)
+        self.shared_start = _shared_cpu(database, redis_pid)
         self.machine_start, self.wall_start = _machine_busy(), time.monotonic()
 
     def cpu_used(self) -> dict[str, float]:
@@ -141,7 +149,7 @@ class RssSampler:
         # By pid: a backend that ended during the round takes its CPU with it (uncounted, not subtracted), and one
         # that started in it counts from zero.
         used |= dict.fromkeys((*SHARED, "postgres_others"), 0.0)
-        for pid, (kind, cpu) in _shared_cpu(self.database).items():
+        for pid, (kind, cpu) in _shared_cpu(self.database, self.redis_pid).items():
             used[kind] += cpu - self.shared_start.get(pid, (kind, 0.0))[1]
         return used
 
@@ -171,7 +179,7 @@ def refund_body(pair, order_id: str, tag: str, i: int) -> tuple[str, bytes]:
     # Each body its own (its reason), as each session's external_ref: a request signed twice in one second would
     # be the same signature, refused as a replay.
     body = {"order_id": order_id, "amount": "0.01", "reason": f"bench-{tag}-{i}", "refund_to_address": REFUND_TO,
-            "refund_network": "ethereum", "refund_token_address": prefill.USDT}
+            "refund_network": "sepolia", "refund_token_address": prefill.USDT}
     return f"/b2b/v1/merchants/{pair.merchant_id}/refunds", json.dumps(body).encode()
 
 
@@ -222,7 +230,7 @@ async def paid_orders(base_url: str, pair, count: int) -> list[str]:
         async def one(i: int) -> str:
             order_id = (await post(*session_body("paid", i)))["order_id"]
             await post(f"/b2b/v1/test-helpers/orders/{order_id}/payments",
-                       json.dumps({"amount": "10.00", "network": "ethereum", "token_address": prefill.USDT}).encode())
+                       json.dumps({"amount": "10.00", "network": "sepolia", "token_address": prefill.USDT}).encode())
             return order_id
 
         gate = asyncio.Semaphore(32)
@@ -271,7 +279,7 @@ async def measure(name, procs, url, pair, args, conn: asyncpg.Connection, tag: s
     wal_from = await checkpoint(conn)
     commits_from = await commits(conn)
     stop = asyncio.Event()
-    sampler = RssSampler(procs, args.db_name)
+    sampler = RssSampler(procs, args.db_name, args.redis_pid)
     throttled_from = cap.stat() if cap else None
     sampling = asyncio.create_task(sampler.run(stop))
     result = await load(url, pair, args, args.seconds, tag, paid)
@@ -386,6 +394,19 @@ async def redis_memory(url: str) -> str:
         await client.aclose()
 
 
+async def redis_pid(url: str) -> int | None:
+    """The bench's Redis server's process, when it is one server on this machine; None otherwise (every
+    redis-server process is then counted)."""
+    client = connection.connect(url)
+    try:
+        if connection.is_cluster(client):
+            return None
+        pid = (await client.info("server"))["process_id"]
+        return pid if psutil.pid_exists(pid) else None
+    finally:
+        await client.aclose()
+
+
 async def drop_keys(url: str, prefix: str) -> None:
     client = connection.connect(url)
     try:
@@ -431,6 +452,11 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--web", type=int, default=2,
                         help="web processes of the pipeline (sharing the port; one a core, as the peer's)")
     parser.add_argument("--peer-processes", type=int, default=2, help="processes of the peer (sharing the port)")
+    parser.add_argument("--peer-mode", choices=PEER_MODES, default=PEER_MODES[0],
+                        help="the peer commits the requests that arrive together in one transaction (group-commit)"
+                             " or each request in one statement of its own (one-statement)")
+    parser.add_argument("--peer-window-ms", type=float, default=2.0, help="group commit: a batch's gathering window")
+    parser.add_argument("--peer-batch-size", type=int, default=64, help="group commit: the most requests in a batch")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
     parser.add_argument("--max-rate", type=int, default=15000, help="requests signed per second of run")
     parser.add_argument("--workdir", default="/tmp")
@@ -460,6 +486,10 @@ async def main() -> None:
     master = Fernet.generate_key().decode()
     report: dict = {"concurrency": args.concurrency, "seconds": args.seconds, "rounds": args.rounds, "mix": args.mix,
                     "keyed": not args.no_keys, "db_cpus": args.db_cpus, "load_before": os.getloadavg()}
+    if args.against == "peer":
+        report["peer_mode"] = args.peer_mode
+        if args.peer_mode == "group-commit":
+            report["peer_window_ms"], report["peer_batch_size"] = args.peer_window_ms, args.peer_batch_size
     running: dict[str, subprocess.Popen] = {}
     conn = None
     try:
@@ -494,10 +524,16 @@ async def main() -> None:
         designs = []
         if args.against != "none":
             port = free_port()
-            script = "peer.py" if args.against == "peer" else "baseline.py"
-            count = args.peer_processes if args.against == "peer" else 1
-            designs.append(Design(args.against, [([sys.executable, str(ROOT / "bench" / script), "--port", str(port)],
-                                                  count, args.against)], port, 0))
+            command = [sys.executable, str(ROOT / "bench" / "baseline.py"), "--port", str(port)]
+            count = 1
+            if args.against == "peer":
+                command = [sys.executable, str(ROOT / "bench" / "peer.py"), "--port", str(port), "--mode",
+                           args.peer_mode, "--window-ms", str(args.peer_window_ms), "--batch-size",
+                           str(args.peer_batch_size)]
+                count = args.peer_processes
+                say(f"peer: {args.peer_mode}" + (f", window {args.peer_window_ms:g} ms or {args.peer_batch_size}"
+                                                 " requests" if args.peer_mode == "group-commit" else ""))
+            designs.append(Design(args.against, [(command, count, args.against)], port, 0))
         if args.retention is not None:
             env["STREAM_RETENTION_S"] = str(args.retention)
         port = free_port()
@@ -506,6 +542,7 @@ async def main() -> None:
                                            ([sys.executable, "-m", "service", "actors"], args.workers, "actors")],
                               port, 1.5))
         say(f"redis used_memory before: {await redis_memory(args.redis_url)}")
+        args.redis_pid = await redis_pid(args.redis_url)
 
         async def memory(n: int) -> None:
             say(f"redis used_memory after round {n + 1} of {args.rounds}: {await redis_memory(args.redis_url)}")
@@ -520,7 +557,8 @@ async def main() -> None:
             record(design, figures)
         if args.against != "none":
             report["ratio"] = round(report["pipeline"]["rps"] / report[args.against]["rps"], 3)
-            say(f"pipeline / {args.against} throughput: {report['ratio']:.2f}")
+            rival = f"peer ({args.peer_mode})" if args.against == "peer" else args.against
+            say(f"pipeline / {rival} throughput: {report['ratio']:.2f}")
         report["load_after"] = os.getloadavg()
         say(f"load average before {report['load_before']}, after {report['load_after']}")
         if args.json:

@@ -33,7 +33,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     session_ttl_s: int = 1800
     signature_tolerance_s: int = 300
     batch_size: int = 500
-    actor_lanes: int = 2
+    actor_lanes: int = 4
     # How long acknowledged command and event entries stay on their streams, for replaying recent traffic.
     stream_retention_s: int = 86_400
     # Deliveries of a command on which the core raises before it goes to the dead-letter stream.

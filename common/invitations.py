@@ -1,5 +1,7 @@
-"""Invitations to a merchant's team: a one-time link valid 72 hours; whoever opens it chooses a password and
-becomes a user of the invited role. Only the link's SHA-256 is stored, so a copy of the table opens no account."""
+"""Invitations to a merchant's team: a one-time link valid 72 hours; whoever opens it becomes a member of the invited
+role, choosing a password, or typing their own when the address has an account already (a member of another
+merchant). An invitation is made alike for either, so it tells nobody which addresses have accounts. Only the link's
+SHA-256 is stored, so a copy of the table opens no account."""
 
 from __future__ import annotations
 
@@ -27,6 +29,10 @@ class Unusable(users.UserError):
 
 class NoSuchInvitation(users.UserError):
     pass
+
+
+class OnTeam(users.UserError):
+    """The address is a current member of the inviting merchant."""
 
 
 class Invitation(msgspec.Struct, frozen=True, kw_only=True):
@@ -57,12 +63,14 @@ def token_hash(token: str) -> str:
 
 async def create(conn: asyncpg.Connection, merchant_id: str, email: str, role: str, invited_by: str,
                  now: datetime) -> tuple[Invitation, str]:
-    """A pending invitation and its token (returned once, never stored). The address must be on no team yet."""
+    """A pending invitation and its token (returned once, never stored). The address must not be on this team
+    already (which the team's own list shows); whether it is on another is nobody's business here."""
     email = users.normal_email(email)
     users.check_role(role)
     users.check_email(email)
-    if await conn.fetchval("SELECT 1 FROM staff_users WHERE email = $1 AND removed_at IS NULL", email):
-        raise users.UserError(f"a user with the email {email} exists already")
+    if await conn.fetchval("SELECT 1 FROM staff_users WHERE email = $1 AND merchant_id = $2 AND removed_at IS NULL",
+                           email, merchant_id):
+        raise OnTeam(f"{email} is on this team already")
     token = secret_token("inv", 32)
     row = await conn.fetchrow(
         "INSERT INTO staff_invitations (invitation_id, merchant_id, email, role, token_hash, invited_by, created_at,"
@@ -98,9 +106,8 @@ async def find(db, token: str) -> Invitation | None:
 
 
 async def accept(conn: asyncpg.Connection, token: str, password: str, now: datetime) -> users.StaffUser:
-    """The new user; in one transaction with the invitation marked used, so two tabs opening the link make one
-    account and a refused password leaves the link usable."""
-    users.check_password(password)
+    """The new membership (and account, for an address that had none); in one transaction with the invitation marked
+    used, so two tabs opening the link make one membership and a refused password leaves the link usable."""
     async with conn.transaction():
         row = await conn.fetchrow(f"SELECT {_COLUMNS} FROM staff_invitations WHERE token_hash = $1 FOR UPDATE",
                                   token_hash(token))
@@ -109,7 +116,7 @@ async def accept(conn: asyncpg.Connection, token: str, password: str, now: datet
         invitation = Invitation(**dict(row))
         if invitation.state(now) != "pending":
             raise Unusable(invitation.state(now))
-        user = await users.insert(conn, invitation.merchant_id, invitation.email, password, invitation.role)
+        user = await users.join(conn, invitation.merchant_id, invitation.email, password, invitation.role)
         await conn.execute("UPDATE staff_invitations SET accepted_at = $2, user_id = $3 WHERE invitation_id = $1",
                            invitation.invitation_id, now, user.user_id)
     return user
@@ -119,10 +126,10 @@ def mail(invitation: Invitation, merchant_name: str, url: str) -> Mail:
     """The invitation as the invited person reads it; the merchant's name and the address are escaped for HTML."""
     until = invitation.expires_at.strftime("%Y-%m-%d %H:%M UTC")
     text = (f"You are invited to join {merchant_name}'s team as {invitation.role}.\n\n"
-            f"Open this link to choose your password and sign in (valid until {until}, once):\n{url}\n\n"
+            f"Open this link to join and sign in (valid until {until}, once):\n{url}\n\n"
             "If you did not expect this invitation, ignore this message.")
     name, link = html.escape(merchant_name), html.escape(url, quote=True)
     body = (f"<p>You are invited to join <strong>{name}</strong>'s team as {html.escape(invitation.role)}.</p>"
-            f'<p><a href="{link}">Choose your password and sign in</a> (valid until {until}, once).</p>'
+            f'<p><a href="{link}">Join and sign in</a> (valid until {until}, once).</p>'
             "<p>If you did not expect this invitation, ignore this message.</p>")
     return Mail(to=invitation.email, subject=f"Join {merchant_name} on the merchant dashboard", text=text, html=body)

@@ -31,12 +31,19 @@ COMMAND_ROUND_TRIP = Histogram("command_round_trip_seconds",
 
 BATCH_SIZE = Histogram("actor_batch_size", "Stream entries a lane handled in one batch",
                        buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
-COMMIT_DURATION = Histogram("actor_commit_seconds", "Time of a batch's one-statement commit to PostgreSQL",
+COMMIT_DURATION = Histogram("actor_commit_seconds",
+                            "Time of a batch's commit transaction (fence check and statement) in PostgreSQL",
                             buckets=_LATENCY)
+COMMIT_COMMANDS = Histogram("actor_commit_commands", "Commands one commit of a worker recorded, its lanes' batches"
+                            " together", buckets=(1, 2, 5, 10, 20, 50, 100, 200, 500, 1000))
 COMMANDS = Counter("actor_commands", "Commands a worker finished, by outcome", ["outcome"])
 BATCHES = Counter("actor_batches", "Batches a worker committed or tried to: `at_once` (every order held or created under a"
                   " number held, nothing read first), `prepared` (read first), `decided_again` (at once, refused by a unique key)",
                   ["how"])
+FENCED = Counter("actor_fenced_batches", "Batches PostgreSQL refused because another worker holds a newer lease epoch on"
+                 " one of their partitions (the worker's lease had lapsed): rolled back, left pending for the holder")
+LEASES_LAPSED = Counter("actor_leases_lapsed", "Times a worker dropped every partition because it could not renew its"
+                        " leases within their TTL")
 PARTITION_LAG = Gauge("actor_partition_lag", "Entries of a command partition its consumer group has not read",
                       ["partition"])
 PARTITION_PENDING = Gauge("actor_partition_pending", "Entries of a command partition read but not acknowledged",

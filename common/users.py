@@ -1,6 +1,9 @@
-"""Dashboard staff users: one merchant each, email, role, an argon2id password hash and an optional PIN's hash.
+"""Dashboard staff: accounts and memberships. An account is a person (an address and an argon2id password hash); a
+user (a `staff_users` row, `user_id`) is one membership of one merchant, with its own role and optional PIN's hash.
+One person may be a member of several merchants and switches between them (docs/dashboard.md).
 
-The only module that writes `staff_users`: the command line, sign-in, invitations and the team page all come here.
+The only module that writes `staff_users` and `staff_accounts`: the command line, sign-in, invitations and the team
+page all come here.
 """
 
 from __future__ import annotations
@@ -34,6 +37,10 @@ class LastOwner(UserError):
     """The change would leave the merchant without an owner, and nobody could manage its team again."""
 
 
+class WrongPassword(UserError):
+    """The address has an account already, and this is not its password: joining another team takes that one."""
+
+
 class NoSuchUser(UserError):
     """No user of this id on the merchant's team (another merchant's users are not found either)."""
 
@@ -42,6 +49,15 @@ class StaffUser(msgspec.Struct, frozen=True):
     user_id: str
     merchant_id: str
     email: str
+    role: str
+
+
+class Membership(msgspec.Struct, frozen=True, kw_only=True):
+    """One of a person's teams, as the dashboard's merchant switcher lists them."""
+
+    user_id: str
+    merchant_id: str
+    merchant_name: str
     role: str
 
 
@@ -80,38 +96,79 @@ async def create(pool: asyncpg.Pool, merchant_id: str, email: str, password: str
     email = normal_email(email)
     check_role(role)
     check_email(email)
-    check_password(password)
     if await pool.fetchval("SELECT 1 FROM merchants WHERE merchant_id = $1", merchant_id) is None:
         raise UserError(f"no merchant {merchant_id}")
-    async with pool.acquire() as conn:
-        return await insert(conn, merchant_id, email, password, role)
+    async with pool.acquire() as conn, conn.transaction():
+        return await join(conn, merchant_id, email, password, role)
 
 
-async def insert(conn: asyncpg.Connection, merchant_id: str, email: str, password: str, role: str) -> StaffUser:
-    """A new user of checked email, password and role (an invitation's acceptance calls this in its transaction)."""
+async def _account(conn: asyncpg.Connection, email: str, password: str) -> str:
+    """The account of this address, its password checked; a new one with this password when there is none."""
+    row = await conn.fetchrow("SELECT account_id, password_hash FROM staff_accounts WHERE email = $1 FOR UPDATE", email)
+    if row is not None:
+        if not await asyncio.to_thread(_verify, row["password_hash"], password[:MAX_PASSWORD]):
+            raise WrongPassword(f"{email} has an account already, and this is not its password")
+        return row["account_id"]
+    check_password(password)
+    account_id = random_id("acc")
     password_hash = await asyncio.to_thread(_hasher.hash, password)
+    try:
+        async with conn.transaction():  # a savepoint: two first acceptances of one address at once make one account
+            await conn.execute("INSERT INTO staff_accounts (account_id, email, password_hash) VALUES ($1, $2, $3)",
+                               account_id, email, password_hash)
+    except asyncpg.UniqueViolationError:
+        raise UserError(f"an account with the email {email} was made a moment ago: try again") from None
+    return account_id
+
+
+async def join(conn: asyncpg.Connection, merchant_id: str, email: str, password: str, role: str) -> StaffUser:
+    """A new membership of checked email and role: the person's account when the address has one (`password` must
+    be its password), else a new account with this password. Call inside a transaction (an invitation's
+    acceptance calls this in its own)."""
+    account_id = await _account(conn, email, password)
     user_id = random_id("usr")
     try:
-        async with conn.transaction():  # a savepoint inside the caller's: a taken address leaves it usable
+        async with conn.transaction():  # a savepoint inside the caller's: a taken membership leaves it usable
             await conn.execute(
-                "INSERT INTO staff_users (user_id, merchant_id, email, password_hash, role)"
-                " VALUES ($1, $2, $3, $4, $5)",
-                user_id, merchant_id, email, password_hash, role,
+                "INSERT INTO staff_users (user_id, account_id, merchant_id, email, role) VALUES ($1, $2, $3, $4, $5)",
+                user_id, account_id, merchant_id, email, role,
             )
     except asyncpg.UniqueViolationError:
-        raise UserError(f"a user with the email {email} exists already") from None
+        raise UserError(f"{email} is on this team already") from None
     return StaffUser(user_id, merchant_id, email, role)
+
+
+async def has_account(db, email: str) -> bool:
+    return bool(await db.fetchval("SELECT true FROM staff_accounts WHERE email = $1", normal_email(email)))
 
 
 async def mark_signed_in(conn: asyncpg.Connection, user_id: str, now: datetime) -> None:
     await conn.execute("UPDATE staff_users SET signed_in_at = $2 WHERE user_id = $1", user_id, now)
 
 
+_CURRENT = ("SELECT user_id, merchant_id, email, role FROM staff_users WHERE removed_at IS NULL AND {}"
+            " ORDER BY signed_in_at DESC NULLS LAST, created_at DESC")
+
+
 async def find(pool: asyncpg.Pool, email: str) -> StaffUser | None:
-    """The team member of this address (a sign-in that failed is recorded against them)."""
-    row = await pool.fetchrow("SELECT user_id, merchant_id, email, role FROM staff_users"
-                              " WHERE email = $1 AND removed_at IS NULL", normal_email(email))
+    """The current membership of this address it last signed in with (the one a sign-in lands in)."""
+    row = await pool.fetchrow(_CURRENT.format("email = $1") + " LIMIT 1", normal_email(email))
     return StaffUser(*row.values()) if row else None
+
+
+async def memberships_of(pool: asyncpg.Pool, email: str) -> list[StaffUser]:
+    """Every current membership of this address (a sign-in that failed is recorded on each merchant's log)."""
+    return [StaffUser(*row.values()) for row in await pool.fetch(_CURRENT.format("email = $1"), normal_email(email))]
+
+
+async def memberships(db, user_id: str) -> list[Membership]:
+    """The current memberships of the person whose membership `user_id` is (it among them), by merchant name."""
+    rows = await db.fetch(
+        "SELECT m.user_id, m.merchant_id, x.name AS merchant_name, m.role FROM staff_users me"
+        " JOIN staff_users m ON m.account_id = me.account_id AND m.removed_at IS NULL"
+        " JOIN merchants x ON x.merchant_id = m.merchant_id WHERE me.user_id = $1 ORDER BY x.name, m.merchant_id",
+        user_id)
+    return [Membership(**dict(row)) for row in rows]
 
 
 _MEMBER = "SELECT user_id, email, role, created_at, signed_in_at, pin_hash IS NOT NULL AS pin FROM staff_users"
@@ -172,17 +229,18 @@ def _verify(password_hash: str, password: str) -> bool:
 
 
 async def authenticate(pool: asyncpg.Pool, email: str, password: str) -> StaffUser | None:
-    """The user when the password matches; argon2 runs in a thread so the event loop keeps serving."""
-    row = await pool.fetchrow("SELECT user_id, merchant_id, email, role, password_hash FROM staff_users"
-                              " WHERE email = $1 AND removed_at IS NULL",
+    """The membership the person lands in (the one last signed in with) when the password matches and they are on a
+    team; argon2 runs in a thread so the event loop keeps serving."""
+    row = await pool.fetchrow("SELECT account_id, password_hash FROM staff_accounts WHERE email = $1",
                               normal_email(email))
     ok = await asyncio.to_thread(_verify, row["password_hash"] if row else _DUMMY_HASH, password[:MAX_PASSWORD])
     if row is None or not ok:
         return None
     if _hasher.check_needs_rehash(row["password_hash"]):  # parameters raised since this hash was made
-        await pool.execute("UPDATE staff_users SET password_hash = $2 WHERE user_id = $1", row["user_id"],
+        await pool.execute("UPDATE staff_accounts SET password_hash = $2 WHERE account_id = $1", row["account_id"],
                            await asyncio.to_thread(_hasher.hash, password))
-    return StaffUser(row["user_id"], row["merchant_id"], row["email"], row["role"])
+    found = await pool.fetchrow(_CURRENT.format("account_id = $1") + " LIMIT 1", row["account_id"])
+    return StaffUser(*found.values()) if found else None
 
 
 def check_pin(pin: str) -> None:

@@ -59,6 +59,9 @@ class Notice(NamedTuple):
     title: str
     body: str  # plain text, shown and mailed as text only
     path: str  # under the dashboard's prefix
+    # A refund request is told only while that refund still waits for review: one the merchant's standing choice
+    # approved in the same breath was PENDING only between two events of one transition (notify/store.py).
+    pending_refund_id: str | None = None
 
 
 class EventFacts(msgspec.Struct, kw_only=True):
@@ -69,6 +72,7 @@ class EventFacts(msgspec.Struct, kw_only=True):
     amount: str | None = None
     refund_id: str | None = None
     refund_status: str | None = None
+    source: str | None = None  # payment.refund.requested: "merchant" or "customer"
     reason: str | None = None
     note: str | None = None
     network: str | None = None
@@ -87,13 +91,14 @@ def from_event(event_id: str, event_type: str, merchant_id: str, livemode: bool,
     mode = "live" if livemode else "test"
     order = f"order #{facts.order_number}"
     if event_type == "payment.refund.requested":
-        if facts.refund_status != "PENDING":
-            return None  # issued by the merchant, or auto-approved: nothing waits for review
+        if facts.source != "customer" or facts.refund_status != "PENDING":
+            return None  # issued by the merchant (approved at once): no buyer asks, nothing waits for review
         lines = [f"A buyer asks for a refund of {facts.amount} USD for {order}.", f"Reason: {facts.reason or '-'}"]
         if facts.note:
             lines.append(f"The buyer's note: {facts.note}")
         return Notice(Kind.REFUND_REQUESTED, event_id, merchant_id, livemode,
-                      f"Refund request for {order} waits for review", "\n".join(lines), f"/{mode}/review")
+                      f"Refund request for {order} waits for review", "\n".join(lines), f"/{mode}/review",
+                      pending_refund_id=facts.refund_id)
     if event_type == "payment.refund.executed":
         return Notice(Kind.REFUND_EXECUTED, event_id, merchant_id, livemode, f"Refund for {order} executed",
                       f"The refund of {facts.amount} USD for {order} was executed{_on(facts.refund_network)}.",

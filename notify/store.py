@@ -11,9 +11,11 @@ from common.ids import random_id
 # dashboard's roles (a cycle that holds as long as names are looked up when called).
 from notify import kinds
 
+# Current members only: a removed member's row stays (their sales and audit entries name them) but hears nothing.
 _RECIPIENTS = (
     "SELECT u.user_id, u.role, c.enabled FROM staff_users u"
-    " LEFT JOIN notification_choices c ON c.user_id = u.user_id AND c.kind = $2 WHERE u.merchant_id = $1")
+    " LEFT JOIN notification_choices c ON c.user_id = u.user_id AND c.kind = $2"
+    " WHERE u.merchant_id = $1 AND u.removed_at IS NULL")
 
 # A second delivery of the same event (the stream is at least once) meets the unique key and adds nothing.
 _INSERT = (
@@ -24,10 +26,21 @@ _INSERT = (
     " ON CONFLICT (user_id, kind, source_id) DO NOTHING")
 
 
+async def _still_waiting(conn: asyncpg.Connection, notices: list[kinds.Notice]) -> list[kinds.Notice]:
+    """The notices whose refund, if they name one, still waits for review (the refunds table is written in the
+    transaction that commits the order's events, so it is never behind the stream)."""
+    asked = [n.pending_refund_id for n in notices if n.pending_refund_id]
+    if not asked:
+        return notices
+    pending = {r["refund_id"] for r in await conn.fetch(
+        "SELECT refund_id FROM refunds WHERE refund_id = ANY($1::text[]) AND status = 'PENDING'", asked)}
+    return [n for n in notices if n.pending_refund_id is None or n.pending_refund_id in pending]
+
+
 async def record(conn: asyncpg.Connection, notices: list[kinds.Notice], now: datetime, mail: bool) -> int:
-    """A notification for every user who wants each notice; returns how many were new."""
+    """A notification for every current member who wants each notice; returns how many were new."""
     rows = []
-    for n in notices:
+    for n in await _still_waiting(conn, notices):
         for user in await conn.fetch(_RECIPIENTS, n.merchant_id, n.kind.value):
             if kinds.wanted(user["role"], n.kind, user["enabled"]):
                 rows.append((random_id("ntf"), user["user_id"], n.merchant_id, n.livemode, n.kind.value, n.source_id,
@@ -42,13 +55,22 @@ async def record(conn: asyncpg.Connection, notices: list[kinds.Notice], now: dat
 # sender that dies leaves them due again when the lease ends.
 _CLAIM = (
     "UPDATE notifications n SET mail_due_at = $2 FROM staff_users u"
-    " WHERE n.notification_id IN (SELECT notification_id FROM notifications WHERE mail_status = 'pending'"
-    "   AND mail_due_at <= $1 ORDER BY mail_due_at LIMIT $3 FOR UPDATE SKIP LOCKED) AND u.user_id = n.user_id"
+    " WHERE n.notification_id IN (SELECT d.notification_id FROM notifications d JOIN staff_users m USING (user_id)"
+    # A removal racing the notice's recording leaves its mail behind: never sent (nor in the way of the others).
+    "   WHERE d.mail_status = 'pending' AND d.mail_due_at <= $1 AND m.removed_at IS NULL"
+    "   ORDER BY d.mail_due_at LIMIT $3 FOR UPDATE OF d SKIP LOCKED) AND u.user_id = n.user_id"
     " RETURNING n.notification_id, n.title, n.body, n.link, n.mail_attempts, u.email")
 
 
 async def claim_mails(conn: asyncpg.Connection, now: datetime, lease_until: datetime, limit: int) -> list:
     return await conn.fetch(_CLAIM, now, lease_until, limit)
+
+
+async def drop_for_removed(conn: asyncpg.Connection, user_id: str) -> None:
+    """A member removed from the team: what they were told and not yet read, and every mail not yet sent, goes.
+    Call in the removal's transaction."""
+    await conn.execute("DELETE FROM notifications WHERE user_id = $1 AND (read_at IS NULL OR mail_status = 'pending')",
+                       user_id)
 
 
 async def mailed(conn: asyncpg.Connection, notification_id: str) -> None:

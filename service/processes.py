@@ -54,9 +54,12 @@ def _settle_garbage_collector() -> None:
 
 async def _actors(settings: Settings, hooks: BatchHooks | None) -> None:
     stop = wiring.stop_event()
-    async with wiring.opened(settings, pool_max=4, server_settings=db.ACTOR_SETTINGS) as wired:
+    worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+    # Named in pg_stat_activity: which worker a session, a lock or a commit belongs to.
+    named = {**db.ACTOR_SETTINGS, "application_name": f"actors {worker_id}"}
+    # A connection a lane, and two for the outbox sweep and the gauges.
+    async with wiring.opened(settings, pool_max=settings.actor_lanes + 2, server_settings=named) as wired:
         pool, redis, keys = wired.pool, wired.redis, wired.keys
-        worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
         clock = wired.clock("actors")
         worker = Worker(pool, redis, keys, worker_id,
                         settings.lease_ttl_ms, settings.batch_size, settings.actor_lanes,

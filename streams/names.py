@@ -31,6 +31,10 @@ class Keys:
     def lease(self, partition: int) -> str:
         return f"{self.prefix}lease:{{{partition}}}"
 
+    def lease_epoch(self, partition: int) -> str:
+        """The count of the partition's leases: never expires (streams/leases.py)."""
+        return f"{self.prefix}lease-epoch:{{{partition}}}"
+
     def replies(self, consumer: str) -> str:
         return f"{self.prefix}reply:{consumer}"
 

@@ -36,6 +36,15 @@ class Pipeliner:
         self._queue: list[tuple[tuple, asyncio.Future]] = []
         self._running: set[asyncio.Task] = set()
         self._stopping = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The loop the pipeliner serves, found once: asking for the running loop costs a getpid() system call on
+        each call (CPython 3.11), several a request."""
+        if self._loop is None:
+            self._loop = asyncio.get_running_loop()
+        return self._loop
 
     async def stop(self) -> None:
         self._stopping = True
@@ -64,7 +73,7 @@ class Pipeliner:
     def _enqueue(self, commands: list[tuple]) -> list[asyncio.Future]:
         if self._stopping:
             raise ConnectionError("the command pipeliner stopped")
-        loop = asyncio.get_running_loop()
+        loop = self.loop
         waiting = [loop.create_future() for _ in commands]
         self._queue += zip(commands, waiting)
         self._launch()
@@ -73,7 +82,7 @@ class Pipeliner:
     def _launch(self) -> None:
         if self._queue and len(self._running) < IN_FLIGHT:
             batch, self._queue = self._queue, []
-            task = asyncio.create_task(self._send(batch))
+            task = self.loop.create_task(self._send(batch))
             self._running.add(task)
             task.add_done_callback(self._sent)
 

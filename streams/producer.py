@@ -24,6 +24,9 @@ log = logging.getLogger(__name__)
 _encode = msgspec.json.Encoder().encode
 REPLY_BLOCK_MS = 200  # also how long stopping a bus may take
 REPLY_STREAM_MAXLEN = 10_000
+# The leading hex digits of a request's hash that its reply carries: enough to tell apart two requests waiting on one
+# command id (an Idempotency-Key sent with two bodies at once).
+HASH_CHARS = 16
 
 
 class ReplyTimeout(Exception):
@@ -74,9 +77,11 @@ class CommandBus:
         self.keys = keys
         self.reply_stream = keys.replies(consumer)
         self.timeout_s = timeout_s
-        # Several requests may wait on one command id (retries with one Idempotency-Key);
-        # every answer to that id is the same recorded reply, so the first one serves them all.
-        self._waiting: dict[str, list[asyncio.Future[Any]]] = {}
+        # Several requests may wait on one command id (retries with one Idempotency-Key), each with its request's
+        # hash: a reply serves every request of the hash it names (they are the same request, answered the same
+        # recorded reply), and only those; a request under the same key with another body waits for its own reply
+        # (the command's record refuses it).
+        self._waiting: dict[str, list[tuple[asyncio.Future[Any], str]]] = {}
         self._replies: asyncio.Task | None = None
         self._stopping = False
 
@@ -127,10 +132,11 @@ class CommandBus:
     async def ask(self, envelope: Any, signature: str | None = None, signature_ttl_s: int = 0,
                   take: buckets.Take | None = None) -> Any:
         envelope = msgspec.structs.replace(envelope, reply_to=self.reply_stream)
-        loop = asyncio.get_running_loop()
+        loop = self.pipeliner.loop
         answer: asyncio.Future[Any] = loop.create_future()
+        waiter = (answer, getattr(envelope, "request_hash", "")[:HASH_CHARS])
         waiters = self._waiting.setdefault(envelope.command_id, [])
-        waiters.append(answer)
+        waiters.append(waiter)
         # A plain timer on the answer itself: wait_for would wrap it in two more futures per request.
         timer = loop.call_later(self.timeout_s, _expire, answer, envelope.command_id)
         started, outcome = time.perf_counter(), "failed"
@@ -145,7 +151,7 @@ class CommandBus:
         finally:
             self.round_trip(outcome, time.perf_counter() - started)
             timer.cancel()
-            waiters.remove(answer)
+            waiters.remove(waiter)
             if not waiters:
                 self._waiting.pop(envelope.command_id, None)
 
@@ -176,16 +182,21 @@ class CommandBus:
         except (KeyError, msgspec.DecodeError):
             log.error("undecodable reply %s on %s", entry_id, self.reply_stream)
             return
-        for reply in replies:
-            for waiter in self._waiting.get(reply.command_id, ()):
-                if not waiter.done():
+        # The hashes of the requests answered, in the replies' order; none on entries written before they were.
+        hashes = fields.get(b"h", b"").decode().split(",")
+        for n, reply in enumerate(replies):
+            answered = hashes[n] if n < len(hashes) else ""
+            for waiter, asked in self._waiting.get(reply.command_id, ()):
+                if not waiter.done() and (answered == asked or not answered or not asked):
                     waiter.set_result(reply)
 
 
-def reply_call(reply_stream: str, answers: list[bytes]) -> tuple:
+def reply_call(reply_stream: str, answers: list[tuple[bytes, str]]) -> tuple:
     """One entry on a process's reply stream holding a batch's encoded replies to it (a JSON array, as
-    `CommandBus.decode_replies` reads it), as a call for a pipeline."""
-    return ("XADD", reply_stream, "MAXLEN", "~", REPLY_STREAM_MAXLEN, "*", "r", b"[" + b",".join(answers) + b"]")
+    `CommandBus.decode_replies` reads it) and the hashes of the requests they answer (`request_hash`, '' for a
+    command no request sent), as a call for a pipeline."""
+    return ("XADD", reply_stream, "MAXLEN", "~", REPLY_STREAM_MAXLEN, "*", "r",
+            b"[" + b",".join(reply for reply, _ in answers) + b"]", "h", ",".join(h[:HASH_CHARS] for _, h in answers))
 
 
 def _expire(answer: asyncio.Future, command_id: str) -> None:

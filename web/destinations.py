@@ -20,6 +20,7 @@ from actors.rules import CARD
 from actors.views import OrderView
 from web.commands import amount
 from web.errors import ApiError
+from web.modes import require_testnet
 
 
 @lru_cache(maxsize=1)
@@ -81,9 +82,11 @@ def refund_amount(destination: Destination, text: str) -> int:
     return micros
 
 
-def refund_destination(to_address: str, network_slug: str, token_address: str) -> Destination:
-    """A refund's destination in normal form, each part refused under its own field name."""
+def refund_destination(to_address: str, network_slug: str, token_address: str, livemode: bool) -> Destination:
+    """A refund's destination in normal form, each part refused under its own field name; a test-mode refund is
+    sent on a test network only."""
     net = network(network_slug, "refund_network")
+    require_testnet(livemode, net, "refund_network")
     return Destination(
         refund_to_address=address(net, to_address, "refund_to_address"),
         refund_network=net.slug,

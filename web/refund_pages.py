@@ -122,16 +122,17 @@ async def _posted(request: web.Request, kind: type):
     return order, token, form
 
 
-def _chain_destination(form: RefundFormIn) -> m.Destination:
+def _chain_destination(order: OrderView, form: RefundFormIn) -> m.Destination:
     for field in ("refund_to_address", "refund_network", "refund_token_address"):
         if getattr(form, field) is None:
             raise ApiError(422, "missing_field", f"`{field}` is required.", field)
-    return destinations.refund_destination(form.refund_to_address, form.refund_network, form.refund_token_address)
+    return destinations.refund_destination(form.refund_to_address, form.refund_network, form.refund_token_address,
+                                           order.livemode)
 
 
 async def submit(request: web.Request) -> web.StreamResponse:
     order, token, form = await _posted(request, RefundFormIn)
-    destination = destinations.CARD_DESTINATION if destinations.card_paid(order) else _chain_destination(form)
+    destination = destinations.CARD_DESTINATION if destinations.card_paid(order) else _chain_destination(order, form)
     micros = destinations.refund_amount(destination, form.amount)
     settings = await merchants.settings(ctx(request).pool, order.merchant_id)
     command = m.CreateRefund(

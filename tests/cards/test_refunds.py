@@ -53,7 +53,7 @@ async def test_a_card_refund_never_exceeds_what_was_paid_by_card(card_merchant):
     paid = await card_merchant.paid_order("10.00")
     # The same order also received 5.00 on chain (the test helper's payment): 15.00 paid, 10.00 of it by card.
     status, body = await card_merchant.client.post(f"/b2b/v1/test-helpers/orders/{paid['order_id']}/payments", {
-        "amount": "5.00", "network": "ethereum", "token_address": "0xdAC17F958D2ee523a2206206994597C13D831ec7"})
+        "amount": "5.00", "network": "sepolia", "token_address": "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0"})
     assert status == 201, body
     status, body = await refund(card_merchant, paid["order_id"], "10.01", refund_network="card")
     assert status == 409 and body["error"]["code"] == "amount_exceeds_card_paid" and body["error"]["param"] == "amount"

@@ -6,6 +6,7 @@ import pytest
 
 CARD = {"provider": "stripe", "secret_key": "sk_test_51abcdefgh", "publishable_key": "pk_test_51abcdefgh",
         "webhook_secret": "whsec_abcdefgh"}
+ADDRESS = "0x52908400098527886E0F7030069857D2E4169EE7"  # on sepolia: a test key sets test networks' addresses
 
 
 def settings_path(client) -> str:
@@ -29,7 +30,7 @@ async def test_a_connected_account_answers_its_publishable_key_and_never_its_sec
 async def test_null_disconnects_and_absent_leaves_the_account(card_stack):
     client = await card_stack.merchant()
     await client.patch(settings_path(client), {"card": CARD})
-    status, body = await client.patch(settings_path(client), {"auto_approve_customer_refunds": True})
+    status, body = await client.patch(settings_path(client), {"receive_addresses": {"sepolia": ADDRESS}})
     assert status == 200 and body["card"]["connected"] is True
     status, body = await client.patch(settings_path(client), {"card": None})
     assert status == 200 and body["card"] is None
@@ -54,12 +55,12 @@ async def test_each_mode_has_its_own_account(card_stack):
 ])
 async def test_a_bad_card_object_is_refused_naming_the_field_and_writes_nothing(card_stack, change, param, code):
     client = await card_stack.merchant()
-    status, body = await client.patch(settings_path(client), {"auto_approve_customer_refunds": True,
+    status, body = await client.patch(settings_path(client), {"receive_addresses": {"sepolia": ADDRESS},
                                                               "card": {**CARD, **change}})
     assert status == 422, body
     assert body["error"]["param"] == param and body["error"]["code"] == code
     status, read = await client.get(settings_path(client))
-    assert read["card"] is None and read["auto_approve_customer_refunds"] is False
+    assert read["card"] is None and read["receive_addresses"] == {}
 
 
 async def test_a_live_key_in_live_mode_is_accepted(card_stack):

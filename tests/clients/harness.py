@@ -1,5 +1,6 @@
 """What the conformance runners run against: a real deployment behind a proxy that can drop an answer, a webhook
-receiver, and merchants made for each runner (one of them rate-limited to 1 request per second)."""
+receiver, and merchants made for each runner (one of them rate-limited to 1 request per second, and the default one
+with a live key too)."""
 
 from __future__ import annotations
 
@@ -88,6 +89,8 @@ class Harness:
             made[role] = {"public_key": pair.public_key, "secret_key": pair.secret_key,
                           "merchant_id": pair.merchant_id}
         await merchants.set_rate_limit(pool, made["limited"]["merchant_id"], 1, 1, False)
+        live = await merchants.add_key(pool, vault, made["default"]["merchant_id"], True)  # the team's cases
+        made["live"] = {"public_key": live.public_key, "secret_key": live.secret_key, "merchant_id": live.merchant_id}
         return {"base_url": self.url, "control_url": self.url + CONTROL, "receiver_url": self.url + CONTROL + "/hooks",
                 "merchants": made, "cases": str(CASES)}
 

@@ -23,8 +23,8 @@ from tests.webhooks.support import Receiver, register
 ROOT = Path(__file__).resolve().parents[2]
 CLUSTER_URL = os.environ.get("TEST_REDIS_CLUSTER_URL", "redis+cluster://127.0.0.1:7001")
 PORTS = range(7001, 7007)
-DEST = {"refund_to_address": "0x52908400098527886E0F7030069857D2E4169EE7", "refund_network": "ethereum",
-        "refund_token_address": "0xdAC17F958D2ee523a2206206994597C13D831ec7"}
+DEST = {"refund_to_address": "0x52908400098527886E0F7030069857D2E4169EE7", "refund_network": "sepolia",
+        "refund_token_address": "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0"}
 
 
 @pytest.fixture(scope="module")
@@ -48,7 +48,7 @@ async def test_session_payment_refund_and_webhook(service):
         session = await created(client, "flow-1", "10.00")
         order_id = session["order_id"]
         status, paid = await client.post(f"/b2b/v1/test-helpers/orders/{order_id}/payments",
-                                         {"amount": "10.00", "network": "ethereum", "token_address": USDT,
+                                         {"amount": "10.00", "network": "sepolia", "token_address": USDT,
                                           "tx_hash": "0x" + secrets.token_hex(32)})
         assert status == 201 and paid["status"] == "PAID", paid
         status, refund = await client.post(f"/b2b/v1/merchants/{client.merchant_id}/refunds",

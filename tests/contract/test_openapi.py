@@ -70,7 +70,7 @@ async def test_a_full_flow_answers_as_documented(stack, merchant, openapi):
     assert (await api.get("/b2b/v1/orders?limit=2"))[0] == 200
     status, refund = await api.post(f"/b2b/v1/merchants/{merchant.merchant_id}/refunds",
                                     {"order_id": order_id, "amount": "4.00", "refund_to_address":
-                                     "0x1111111111111111111111111111111111111111", "refund_network": "ethereum",
+                                     "0x1111111111111111111111111111111111111111", "refund_network": "sepolia",
                                      "refund_token_address": USDT})
     assert status == 201, refund
     assert (await api.get(f"/b2b/v1/refunds/{refund['refund_id']}"))[0] == 200

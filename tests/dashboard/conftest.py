@@ -21,6 +21,20 @@ async def http(stack):
     await client.close()
 
 
+@pytest.fixture
+async def clients():
+    """Any number of cookie-keeping clients (several people, or one person's several browsers), all closed after."""
+    opened: list[Http] = []
+
+    def make(dashboard: str) -> Http:
+        opened.append(Http(dashboard))
+        return opened[-1]
+
+    yield make
+    for client in opened:
+        await client.close()
+
+
 @pytest.fixture(scope="session")
 def screenshots():
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)

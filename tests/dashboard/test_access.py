@@ -32,8 +32,8 @@ def actions(ids: dict[str, str]) -> list[tuple[str, dict]]:
         (f"/test/refund-requests/{ids['token']}/cancel", {"reason": "no"}),
         (f"/test/refund-requests/{ids['token']}/renewal/approve", {}),
         (f"/test/orders/{ids['order']}/refund", {"action": "link", "amount": "1.00"}),
-        (f"/test/refunds/{ids['refund']}/submit-tx", {"tx_hash": "0x" + "ab" * 32, "network": "ethereum",
-                                                      "token_address": "0xdAC17F958D2ee523a2206206994597C13D831ec7"}),
+        (f"/test/refunds/{ids['refund']}/submit-tx", {"tx_hash": "0x" + "ab" * 32, "network": "sepolia",
+                                                      "token_address": "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0"}),
     ]
 
 

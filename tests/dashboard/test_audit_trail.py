@@ -72,20 +72,23 @@ async def test_refund_actions_name_who_did_them_from_the_api_and_the_dashboard(s
 async def test_settings_key_and_card_changes_are_recorded_without_secrets(stack, staff):
     client = staff.client
     path = f"/b2b/v1/merchants/{client.merchant_id}/settings"
-    assert (await client.patch(path, {"auto_approve_customer_refunds": True, "card": CARD}))[0] == 200
-    assert (await client.patch(path, {"auto_approve_customer_refunds": True}))[0] == 200  # no change: no row
+    # A test key changes test mode's own settings (auto-approval is both modes', the live key's to change).
+    sepolia = {"receive_addresses": {"sepolia": "0x52908400098527886E0F7030069857D2E4169EE7"}}
+    assert (await client.patch(path, {**sepolia, "card": CARD}))[0] == 200
+    assert (await client.patch(path, sepolia))[0] == 200  # no change: no row
     http = Http(staff.dashboard)
     try:
         await http.sign_in(staff)
         csrf = await _csrf(stack, staff.email)
-        assert (await http.post("/test/settings/refunds", {"csrf": csrf}))[0] == 303
+        assert (await http.post("/test/settings/refunds", {"csrf": csrf, "auto_approve": "on"}))[0] == 303
         status, text, _ = await http.post("/test/settings/api-key", {"csrf": csrf})
         assert status == 200
     finally:
         await http.close()
     events = await _events(client)
     changes = [e["details"]["changed"] for e in events if e["action"] == "settings.changed"]
-    assert changes == [{"auto_approve_customer_refunds": False}, {"auto_approve_customer_refunds": True}]
+    assert changes == [{"auto_approve_customer_refunds": True},
+                       {"receive_addresses.sepolia": sepolia["receive_addresses"]["sepolia"]}]
     [card] = [e for e in events if e["action"] == "card_account.changed"]
     assert card["details"] == {"connected": True, "provider": "stripe", "publishable_key": "pk_test_public"}
     [rolled] = [e for e in events if e["action"] == "api_key.rolled"]

@@ -30,7 +30,7 @@ def _parts(message) -> dict[str, str]:
 
 async def test_an_invitation_from_the_api_is_mailed_with_its_link(mailing_stack):
     stack, inbox = mailing_stack
-    merchant = await stack.merchant("Corner <b>Shop</b>")
+    merchant = await stack.merchant("Corner <b>Shop</b>", livemode=True)
     status, body = await merchant.post(f"/b2b/v1/merchants/{merchant.merchant_id}/staff/invitations",
                                        {"email": "barista@example.com", "role": "cashier"})
     assert status == 201
@@ -70,7 +70,8 @@ async def test_a_mail_server_out_of_reach_leaves_the_link_on_screen(settings, po
                                           mail_from="team@shop.example")
     async with running(unreachable, pool, redis, keys) as stack:
         owner = await make_staff(stack)
-        status, body = await owner.client.post(f"/b2b/v1/merchants/{owner.merchant_id}/staff/invitations",
+        live = await stack.other_mode(owner.client, livemode=True)  # the team is the live key's to manage
+        status, body = await live.post(f"/b2b/v1/merchants/{owner.merchant_id}/staff/invitations",
                                                {"email": "someone@example.com", "role": "cashier"})
         assert status == 201 and "/invite/" in body["url"]
         http = Http(owner.dashboard)

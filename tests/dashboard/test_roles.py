@@ -113,8 +113,10 @@ async def test_users_made_before_roles_are_owners(stack, merchant):
         try:
             await conn.execute("DROP TABLE counter_sales; ALTER TABLE staff_users DROP COLUMN role, DROP COLUMN pin_hash;"
                                " ALTER TABLE dashboard_sessions DROP COLUMN locked, DROP COLUMN pin_failures")  # before 023
-            await conn.execute("INSERT INTO staff_users (user_id, merchant_id, email, password_hash)"
-                               " VALUES ('usr_old', $1, 'old@example.com', 'x')", merchant.merchant_id)
+            await conn.execute("INSERT INTO staff_accounts (account_id, email, password_hash)"
+                               " VALUES ('acc_old', 'old@example.com', 'x')")
+            await conn.execute("INSERT INTO staff_users (user_id, account_id, merchant_id, email)"
+                               " VALUES ('usr_old', 'acc_old', $1, 'old@example.com')", merchant.merchant_id)
             await conn.execute(migration.read_text())
             assert await conn.fetchval("SELECT role FROM staff_users WHERE user_id = 'usr_old'") == "owner"
         finally:

@@ -77,7 +77,7 @@ async def test_order_page_and_dialog_screenshots(page, staff, screenshots, size)
     await page.goto(staff.url(f"/orders/{order_id}"))
     payment = (await staff.client.get(f"/b2b/v1/orders/{order_id}"))[1]["payments"][0]
     explorer = page.get_by_test_id("payments").get_by_role("link", name=payment["tx_hash"])
-    await expect(explorer).to_have_attribute("href", f"https://etherscan.io/tx/{payment['tx_hash']}")
+    await expect(explorer).to_have_attribute("href", f"https://sepolia.etherscan.io/tx/{payment['tx_hash']}")
     timeline = page.get_by_test_id("timeline").locator(".event-type")
     await expect(timeline).to_have_text(["order.created", "checkout_session.created", "payment.received",
                                          "checkout_session.completed", "payment.settled", "payment.refund.requested",

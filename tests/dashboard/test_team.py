@@ -8,25 +8,10 @@ import html
 import re
 from urllib.parse import urlsplit
 
-import pytest
-
 from common import users
 from tests.dashboard.support import Http, make_staff
 
 _LINK = re.compile(r'id="invitation-url" value="([^"]+)"')
-
-
-@pytest.fixture
-async def clients():
-    opened: list[Http] = []
-
-    def make(dashboard: str) -> Http:
-        opened.append(Http(dashboard))
-        return opened[-1]
-
-    yield make
-    for client in opened:
-        await client.close()
 
 
 async def _signed_in(clients, user) -> Http:

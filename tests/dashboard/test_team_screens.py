@@ -25,7 +25,8 @@ def _dialogs(page) -> list[str]:
 async def test_an_owner_invites_from_the_team_page_and_the_invited_cashier_joins(browser, page, stack, staff,
                                                                                 screenshots, size):
     await page.set_viewport_size(SIZES[size])
-    status, _ = await staff.client.post(f"/b2b/v1/merchants/{staff.merchant_id}/staff/invitations",
+    live = await stack.other_mode(staff.client, livemode=True)  # the team is the live key's to manage
+    status, _ = await live.post(f"/b2b/v1/merchants/{staff.merchant_id}/staff/invitations",
                                         {"email": HOSTILE, "role": "manager"})
     assert status == 201
     await sign_in(page, staff)

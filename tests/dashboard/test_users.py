@@ -33,7 +33,8 @@ async def test_the_cli_creates_a_user_that_can_sign_in(stack, merchant):
     assert code == 0, err
     made = json.loads(out)
     assert (made["merchant_id"], made["email"]) == (merchant.merchant_id, "owner@example.com")
-    stored = await stack.pool.fetchval("SELECT password_hash FROM staff_users WHERE user_id = $1", made["user_id"])
+    stored = await stack.pool.fetchval("SELECT a.password_hash FROM staff_accounts a JOIN staff_users u USING (account_id)"
+                                       " WHERE u.user_id = $1", made["user_id"])
     assert stored.startswith("$argon2id$") and "a long enough password" not in stored
     user = await users.authenticate(stack.pool, "OWNER@example.com ", "a long enough password")
     assert user is not None and user.merchant_id == merchant.merchant_id
@@ -59,12 +60,12 @@ async def test_the_cli_asks_for_the_password_when_it_is_not_given(stack, merchan
 
 
 @pytest.mark.parametrize(("email", "password", "why"), [
-    ("taken@example.com", "a long enough password", "exists already"),
+    ("taken@example.com", "a long enough password", "on this team already"),
     ("not-an-email", "a long enough password", "is not an email address"),
     ("short@example.com", "short", "10 to 1024 characters"),
 ])
 async def test_the_cli_refuses_what_it_cannot_create(stack, merchant, email, password, why):
-    if why == "exists already":
+    if why == "on this team already":
         await users.create(stack.pool, merchant.merchant_id, email, password)
     code, _, err = await run(stack, "--merchant", merchant.merchant_id, "--email", email, "--password", password)
     assert code == 1 and why in err

@@ -12,7 +12,7 @@ from streams.names import Keys
 from actors.bus import CommandBus
 
 QUICK = "/b2b/v1/checkout-sessions/quick"
-USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"
+USDT = "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0"  # on sepolia: test mode pays on test networks only
 
 
 async def quick(client, **body) -> dict:
@@ -22,7 +22,7 @@ async def quick(client, **body) -> dict:
 
 
 async def pay(client, order_id: str, amount: str, headers: dict | None = None, **extra) -> tuple[int, dict]:
-    payload = {"amount": amount, "network": "ethereum", "token_address": USDT, **extra}
+    payload = {"amount": amount, "network": "sepolia", "token_address": USDT, **extra}
     return await client.post(f"/b2b/v1/test-helpers/orders/{order_id}/payments", payload, headers=headers)
 
 

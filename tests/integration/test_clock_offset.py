@@ -5,6 +5,7 @@ with 500, and nothing is dead-lettered (docs/operations.md, Clocks)."""
 from __future__ import annotations
 
 import asyncio
+import re
 
 import aiohttp
 import pytest
@@ -59,4 +60,5 @@ async def test_a_worker_whose_clock_is_off_serves_nothing_and_no_request_fails(s
         assert abs(value(await scrape(http, off + "/metrics"), "clock_offset_seconds") - float(shift[:-1])) < 5
     direction = "behind" if shift.startswith("-") else "ahead of"
     log = (tmp_path / "actors-off.err").read_text()
-    assert log.count(f"the clock is 600.0 s {direction} Redis's TIME") == 1, log[-3000:]
+    # The offset is measured at the midpoint of a round trip, so a loaded box may read 599.9 or 600.1 s.
+    assert len(re.findall(rf"the clock is (?:599\.9|600\.\d) s {direction} Redis's TIME", log)) == 1, log[-3000:]

@@ -125,13 +125,13 @@ async def test_killed_around_its_commit_loses_nothing_and_applies_nothing_twice(
     assert status == 201
     order_id = created["order_id"]
     await client.post(f"/b2b/v1/test-helpers/orders/{order_id}/payments",
-                      {"amount": "3.00", "network": "ethereum", "token_address": USDT, "tx_hash": "0x01"})
+                      {"amount": "3.00", "network": "sepolia", "token_address": USDT, "tx_hash": "0x01"})
     healthy.terminate()
     await _exited(healthy)
 
     doomed = start_worker(crash_point)
     path = f"/b2b/v1/test-helpers/orders/{order_id}/payments"
-    payload = {"amount": "4.00", "network": "ethereum", "token_address": USDT, "tx_hash": "0x02"}
+    payload = {"amount": "4.00", "network": "sepolia", "token_address": USDT, "tx_hash": "0x02"}
     request = asyncio.create_task(client.post(path, payload, headers={"Idempotency-Key": "crash-2"}))
     assert await _exited(doomed) == 137
     # The batch is in the database whole or not at all; what was committed before is intact.

@@ -115,8 +115,8 @@ async def test_payments_and_refunds_with_their_rails_and_destinations(stack, mer
     _, second, third = three_hours
     payments = await exported(merchant, "payments")
     assert [(p["order_id"], p["amount"], p["rail"], p["network"], p["asset"]) for p in payments] == [
-        (second["order_id"], "2.20", "chain", "ethereum", "USDT"),
-        (third["order_id"], "3.30", "chain", "ethereum", "USDT")]
+        (second["order_id"], "2.20", "chain", "sepolia", "USDT"),
+        (third["order_id"], "3.30", "chain", "sepolia", "USDT")]
     assert payments[0]["transaction"] == second["payments"][0]["tx_hash"]
     assert payments[0]["confirmed_at"] == second["payments"][0]["received_at"]
     refunds = await exported(merchant, "refunds")

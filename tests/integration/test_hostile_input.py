@@ -142,7 +142,7 @@ async def test_payment_attempts_answer_bad_json_with_400_or_422(stack, merchant,
 
 async def test_refund_form_urlencoded_invalid_utf8_is_refused(stack, merchant):
     status, minted = await _mint(merchant)
-    form = b"refund_to_address=0x%FF&refund_network=ethereum&refund_token_address=0x1&amount=1.00&reason=%FE"
+    form = b"refund_to_address=0x%FF&refund_network=sepolia&refund_token_address=0x1&amount=1.00&reason=%FE"
     async with stack.http.post(f"{stack.base_url}/refund-request/{minted['token']}", data=form,
                                headers={"Content-Type": "application/x-www-form-urlencoded"}) as resp:
         assert resp.status in (400, 422), await resp.text()

@@ -75,8 +75,8 @@ async def test_rotation_keeps_keys_and_derived_ids_and_retires_the_old_key(setti
 async def _refund_form_csrf(stack, client, order_id: str) -> str:
     """The CSRF token the hosted refund form embeds for a token of this order (derived, so stable by design)."""
     status, paid = await client.post(f"/b2b/v1/test-helpers/orders/{order_id}/payments",
-                                     {"amount": "11.00", "network": "ethereum",
-                                      "token_address": "0xdAC17F958D2ee523a2206206994597C13D831ec7"},
+                                     {"amount": "11.00", "network": "sepolia",
+                                      "token_address": "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0"},
                                      headers={"Idempotency-Key": f"pay-{order_id}"})
     assert status in (200, 201), paid
     status, minted = await client.post(f"/b2b/v1/merchants/{client.merchant_id}/refund-requests",

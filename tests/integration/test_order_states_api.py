@@ -182,8 +182,8 @@ async def test_test_helper_refuses_what_no_watcher_could_report(merchant, field,
 async def test_test_helper_payment_is_refundable_in_its_own_token(merchant):
     order_id = (await quick(merchant))["order_id"]
     # Any spelling of a known token is recorded in the registry's form, so a refund in "the original token" works.
-    status, paid = await pay(merchant, order_id, "10.00", token_address="0xdac17f958d2ee523a2206206994597c13d831ec7")
-    assert (status, paid["payments"][0]["token_address"]) == (201, "0xdAC17F958D2ee523a2206206994597C13D831ec7")
+    status, paid = await pay(merchant, order_id, "10.00", token_address="0xaa8e23fb1079ea71e0a56f48a2aa51851d8433d0")
+    assert (status, paid["payments"][0]["token_address"]) == (201, "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0")
     status, refund = await merchant.post(f"/b2b/v1/merchants/{merchant.merchant_id}/refunds", {
         "order_id": order_id, "amount": "1.00", "refund_to_address": "0x000000000000000000000000000000000000dEaD"})
     assert status == 201, refund

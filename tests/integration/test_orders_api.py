@@ -77,7 +77,7 @@ async def test_payment_history_and_retry_session(merchant):
     body = await order(merchant, order_id)
     assert [s["status"] for s in body["sessions"]] == ["SUPERSEDED", "OPEN"]
     assert [(p["amount"], p["tx_hash"], p["network"], p["session_id"]) for p in body["payments"]] == [
-        ("4.00", "0xabc", "ethereum", retry["session_id"])]
+        ("4.00", "0xabc", "sepolia", retry["session_id"])]
     assert body["amount_due"] == "6.00"
 
 

@@ -16,7 +16,7 @@ from common.secrets import derived_keys
 from tests.integration.helpers import QUICK, pay, quick
 from webhooks.receipt_mail import ReceiptMailer
 
-USDT = "0xdAC17F958D2ee523a2206206994597C13D831ec7"
+USDT = "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0"
 
 # The session's stack is shared, and the mailer reads every event of its stream: each buyer's address is this
 # run's own, so no other test's order mails them.
@@ -68,7 +68,7 @@ async def test_the_receipt_is_mailed_when_paid_and_again_when_a_refund_is_execut
 
     status, refund = await merchant.post(f"/b2b/v1/merchants/{merchant.merchant_id}/refunds", {
         "order_id": created["order_id"], "amount": "2.50", "reason": "late",
-        "refund_to_address": "0x1111111111111111111111111111111111111111", "refund_network": "ethereum",
+        "refund_to_address": "0x1111111111111111111111111111111111111111", "refund_network": "sepolia",
         "refund_token_address": USDT})
     assert status == 201, refund
     assert (await merchant.post(f"/b2b/v1/test-helpers/refunds/{refund['refund_id']}/execute", {}))[0] == 200

@@ -44,7 +44,7 @@ async def test_a_paid_order_has_a_receipt_with_what_the_buyer_paid(stack, mercha
     assert '<meta name="robots" content="noindex">' in html and headers["X-Robots-Tag"].startswith("noindex")
     assert "Acme" in html and f"Order #{created['order_number']}" in html
     assert "10.00 USD" in html and NETWORK_TX in html
-    assert f"https://etherscan.io/tx/{NETWORK_TX}" in html
+    assert f"https://sepolia.etherscan.io/tx/{NETWORK_TX}" in html
     assert "Tea &lt;b&gt;strong&lt;/b&gt;" in html and "<b>strong" not in html
     # Nothing of the merchant's own records, nor the order's id.
     assert "ERP-SECRET-REF" not in html and "do-not-show" not in html and created["order_id"] not in html
@@ -64,8 +64,8 @@ async def test_an_executed_refund_shows_on_the_receipt_and_its_event_carries_the
     assert (await pay(merchant, created["order_id"], "10.00"))[0] == 201
     status, refund = await merchant.post(f"/b2b/v1/merchants/{merchant.merchant_id}/refunds", {
         "order_id": created["order_id"], "amount": "4.00", "reason": "broken cup",
-        "refund_to_address": "0x1111111111111111111111111111111111111111", "refund_network": "ethereum",
-        "refund_token_address": "0xdAC17F958D2ee523a2206206994597C13D831ec7"})
+        "refund_to_address": "0x1111111111111111111111111111111111111111", "refund_network": "sepolia",
+        "refund_token_address": "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0"})
     assert status == 201, refund
     status, _ = await merchant.post(f"/b2b/v1/test-helpers/refunds/{refund['refund_id']}/execute", {})
     assert status == 200

@@ -52,7 +52,7 @@ class Buyer:
         return re.search(r'name="csrf" value="([0-9a-f]+)"', html).group(1)
 
     async def submit(self, token: str, amount: str = "5.00", csrf: str | None = None, **extra) -> tuple[int, dict]:
-        body = {"refund_to_address": DEST["refund_to_address"], "refund_network": "ethereum",
+        body = {"refund_to_address": DEST["refund_to_address"], "refund_network": "sepolia",
                 "refund_token_address": USDT, "amount": amount, "reason": "broken", "note": "please",
                 "csrf": csrf if csrf is not None else await self.csrf(token), **extra}
         async with self.stack.http.post(f"{self.stack.base_url}/refund-request/{token}", json=body) as resp:
@@ -158,11 +158,11 @@ async def test_buyer_submission_creates_pending_refund(stack, merchant, buyer):
 async def test_auto_approved_submission(stack, merchant, buyer):
     order_id = await paid_order(merchant)
     token = (await minted(merchant, order_id))["token"]
-    await set_auto_approve(merchant, True)
+    await set_auto_approve(stack, merchant, True)
     try:
         status, answer = await buyer.submit(token, "2.00")
     finally:
-        await set_auto_approve(merchant, False)
+        await set_auto_approve(stack, merchant, False)
     assert (status, answer["status"]) == (201, "APPROVED")
 
 
@@ -199,7 +199,7 @@ async def test_a_submission_without_the_page_field_is_accepted(stack, merchant, 
     """The token is the credential: a buyer's app posting the form fields alone gets its refund."""
     order_id = await paid_order(merchant)
     token = (await minted(merchant, order_id))["token"]
-    body = {"refund_to_address": DEST["refund_to_address"], "refund_network": "ethereum",
+    body = {"refund_to_address": DEST["refund_to_address"], "refund_network": "sepolia",
             "refund_token_address": USDT, "amount": "2.00", "reason": "broken"}
     async with stack.http.post(f"{stack.base_url}/refund-request/{token}", json=body) as resp:
         answer = await resp.json()
@@ -212,7 +212,7 @@ async def test_cross_origin_post_refused(stack, merchant, buyer):
     order_id = await paid_order(merchant)
     token = (await minted(merchant, order_id))["token"]
     async with stack.http.post(f"{stack.base_url}/refund-request/{token}", headers={"Origin": "https://evil.example"},
-                               json={"csrf": await buyer.csrf(token), "amount": "1.00", "refund_network": "ethereum",
+                               json={"csrf": await buyer.csrf(token), "amount": "1.00", "refund_network": "sepolia",
                                      "refund_to_address": DEST["refund_to_address"], "refund_token_address": USDT}) as r:
         assert r.status == 403 and (await r.json())["error"]["code"] == "cross_origin_refused"
 
@@ -370,7 +370,7 @@ async def test_status_page_and_json_twin(stack, merchant, buyer):
 async def test_plain_form_post_without_script_redirects_to_status(stack, merchant, buyer):
     order_id = await paid_order(merchant)
     token = (await minted(merchant, order_id))["token"]
-    form = {"csrf": await buyer.csrf(token), "amount": "1.00", "refund_network": "ethereum",
+    form = {"csrf": await buyer.csrf(token), "amount": "1.00", "refund_network": "sepolia",
             "refund_token_address": USDT, "refund_to_address": DEST["refund_to_address"], "reason": ""}
     async with stack.http.post(f"{stack.base_url}/refund-request/{token}", data=form, allow_redirects=False) as resp:
         assert resp.status == 303 and resp.headers["Location"].startswith("/r/rl_")

@@ -8,7 +8,7 @@ import pytest
 
 from tests.integration.helpers import USDT, order, pay, quick
 
-DEST = {"refund_to_address": "0x52908400098527886E0F7030069857D2E4169EE7", "refund_network": "ethereum",
+DEST = {"refund_to_address": "0x52908400098527886E0F7030069857D2E4169EE7", "refund_network": "sepolia",
         "refund_token_address": USDT}
 
 
@@ -39,8 +39,10 @@ async def last_seq(stack, order_id: str) -> int:
     return await stack.pool.fetchval("SELECT coalesce(max(seq), 0) FROM events WHERE order_id = $1", order_id)
 
 
-async def set_auto_approve(client, on: bool):
-    status, body = await client.patch(f"/b2b/v1/merchants/{client.merchant_id}/settings",
+async def set_auto_approve(stack, client, on: bool):
+    """Auto-approval is both modes' setting: changed with the merchant's live key (a test key is refused it)."""
+    live = await stack.other_mode(client, livemode=True)
+    status, body = await live.patch(f"/b2b/v1/merchants/{client.merchant_id}/settings",
                                       {"auto_approve_customer_refunds": on})
     assert status == 200 and body["auto_approve_customer_refunds"] is on
 
@@ -63,16 +65,16 @@ async def _t_merchant(stack, client, order_id, refund_id):
 
 
 async def _t_customer(stack, client, order_id, refund_id):
-    await set_auto_approve(client, False)
+    await set_auto_approve(stack, client, False)
     return await customer_refund(client, order_id, "4.00")
 
 
 async def _t_customer_auto(stack, client, order_id, refund_id):
-    await set_auto_approve(client, True)
+    await set_auto_approve(stack, client, True)
     try:
         return await customer_refund(client, order_id, "4.00")
     finally:
-        await set_auto_approve(client, False)
+        await set_auto_approve(stack, client, False)
 
 
 async def _t_approve(stack, client, order_id, refund_id):
@@ -171,13 +173,14 @@ REFUSALS = [
      "invalid_address", "refund_to_address"),
     ("solana-address-on-evm", {"refund_to_address": "9xQeWvG816bUx9EPjHmaT23yvVM2ZWbrrpZb9PusVFin"}, 422,
      "invalid_address", "refund_to_address"),
-    ("tron-bad-checksum", {"refund_network": "tron", "refund_token_address": "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6t",
+    ("tron-bad-checksum", {"refund_network": "tron-nile", "refund_token_address": "TXYZopYRdj2D9XRtbG411XZZ3kM5VkAeBf",
                            "refund_to_address": "TR7NHqjeKQxGTCi8q8ZY4pL8otSzgjLj6u"}, 422, "invalid_address",
      "refund_to_address"),
-    ("ton-garbage", {"refund_network": "ton", "refund_token_address": "EQCxE6mUtQJKFnGfaROTKOt1lZbDiiX1kCixRv7Nw2Id_sDs",
+    ("ton-garbage", {"refund_network": "ton-testnet", "refund_token_address": "kQD0GKBM8ZbryVk2aESmzfU6b9b_8era_IkvBSELujFZPsyy",
                      "refund_to_address": "EQ-not-an-address"}, 422, "invalid_address", "refund_to_address"),
-    ("solana-bad-pubkey", {"refund_network": "solana", "refund_token_address": "EPjFWdd5AufqSSqeM2qN1xzybapC8G4wEGGkZwyTDt1v",
+    ("solana-bad-pubkey", {"refund_network": "solana-devnet", "refund_token_address": "4zMMC9srt5Ri5X14GAgXhaHii3GnPAEERYPJgZJDncDU",
                            "refund_to_address": "0OIl"}, 422, "invalid_address", "refund_to_address"),
+    ("live-network", {"refund_network": "polygon"}, 422, "testnet_required", "refund_network"),
     ("unknown-order", {"order_id": "ord_nope"}, 404, "order_not_found", "order_id"),
     ("token-left-out-no-payment-there", {"refund_network": "polygon", "refund_token_address": None}, 422,
      "missing_field", "refund_token_address"),
@@ -246,7 +249,7 @@ TX = "0x" + "1f" * 32
 
 
 async def submit_tx(client, refund_id: str, **body):
-    payload = {"tx_hash": TX, "network": "ethereum", "token_address": USDT, **body}
+    payload = {"tx_hash": TX, "network": "sepolia", "token_address": USDT, **body}
     return await client.post(f"/b2b/v1/refunds/{refund_id}/submit-tx", payload)
 
 
@@ -283,7 +286,7 @@ SUBMIT_REFUSALS = [
 async def test_submit_tx_refused(stack, merchant, change, status, code, param):
     order_id = await paid_order(merchant)
     refund_id = (await merchant_refund(merchant, order_id, "3.00"))[1]["refund_id"]
-    payload = {k: v for k, v in {"tx_hash": TX, "network": "ethereum", "token_address": USDT, **change}.items()
+    payload = {k: v for k, v in {"tx_hash": TX, "network": "sepolia", "token_address": USDT, **change}.items()
                if v is not None}
     got, body = await merchant.post(f"/b2b/v1/refunds/{refund_id}/submit-tx", payload)
     assert (got, body["error"]["code"], body["error"].get("param")) == (status, code, param), body
@@ -324,4 +327,4 @@ async def test_destination_defaults_to_the_payment(merchant, left_out):
     payload = {"order_id": order_id, "amount": "1.00", **{k: v for k, v in DEST.items() if k not in left_out}}
     status, refund = await merchant.post(f"/b2b/v1/merchants/{merchant.merchant_id}/refunds", payload)
     assert status == 201, refund
-    assert (refund["refund_network"], refund["refund_token_address"]) == ("ethereum", USDT)
+    assert (refund["refund_network"], refund["refund_token_address"]) == ("sepolia", USDT)

@@ -103,6 +103,7 @@ async def test_a_write_without_a_key_is_refused_when_repeated(stack, merchant):
 
 
 async def test_a_keyed_settings_change_repeated_with_its_signature_gets_the_first_answer(stack, merchant):
+    merchant = await stack.other_mode(merchant, livemode=True)  # auto-approval is both modes': the live key's
     path = f"/b2b/v1/merchants/{merchant.merchant_id}/settings"
     body = b'{"auto_approve_customer_refunds": true}'
     headers = _headers(merchant, method="PATCH", path=path, body=body) | {"Idempotency-Key": "settings-1",

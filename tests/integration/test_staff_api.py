@@ -13,6 +13,12 @@ from common import users
 from tests.dashboard.support import PASSWORD, Http, make_staff
 
 
+@pytest.fixture
+async def merchant(stack):
+    """The team is managed with the live key (a test key reaches none of it: test_test_keys.py)."""
+    return await stack.merchant(livemode=True)
+
+
 def _staff(client) -> str:
     return f"/b2b/v1/merchants/{client.merchant_id}/staff"
 
@@ -78,7 +84,7 @@ async def test_a_bad_invitation_is_refused_naming_the_field_and_creates_nothing(
 async def test_a_team_member_cannot_be_invited_twice(stack, merchant):
     owner = await make_staff(stack, merchant)
     status, body = await merchant.post(_staff(merchant) + "/invitations", {"email": owner.email, "role": "cashier"})
-    assert (status, body["error"]["code"], body["error"]["param"]) == (409, "email_taken", "email")
+    assert (status, body["error"]["code"], body["error"]["param"]) == (409, "already_on_team", "email")
 
 
 async def test_a_revoked_invitation_cannot_be_revoked_again_and_an_unknown_one_is_404(stack, merchant):
@@ -151,7 +157,7 @@ async def test_the_last_owner_can_be_neither_demoted_nor_removed(stack, merchant
 
 
 async def test_another_merchants_key_reaches_no_team(stack, merchant):
-    other = await stack.merchant("Other")
+    other = await stack.merchant("Other", livemode=True)
     for method, path in (("GET", _staff(merchant)), ("GET", f"/b2b/v1/merchants/{merchant.merchant_id}/audit-events"),
                          ("DELETE", f"{_staff(merchant)}/usr_x")):
         status, body = await other.call(method, path)
@@ -159,7 +165,7 @@ async def test_another_merchants_key_reaches_no_team(stack, merchant):
 
 
 async def test_another_merchants_user_is_not_found(stack, merchant):
-    other = await stack.merchant("Other")
+    other = await stack.merchant("Other", livemode=True)
     stranger = await make_staff(stack, other)
     user_id = (await users.find(stack.pool, stranger.email)).user_id
     status, body = await merchant.patch(f"{_staff(merchant)}/{user_id}", {"role": "cashier"})

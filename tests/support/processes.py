@@ -32,16 +32,18 @@ class Processes:
         self.procs: dict[str, subprocess.Popen] = {}
         self._files: list = []
 
-    def start(self, name: str, *args: str, wrap: tuple[str, ...] = ()) -> subprocess.Popen:
+    def start(self, name: str, *args: str, wrap: tuple[str, ...] = (),
+              env: dict[str, str] | None = None) -> subprocess.Popen:
         """With an output folder, the process writes its stdout and stderr to NAME.out and NAME.err there. `wrap`
-        runs it under another command (`faketime -f -600s`)."""
+        runs it under another command (`faketime -f -600s`); `env` adds to or overrides its environment."""
         streams = {}
         if self.output is not None:
             # Closed by stop(), once the process has ended.
             streams = {"stdout": open(self.output / f"{name}.out", "ab"),  # noqa: SIM115
                        "stderr": open(self.output / f"{name}.err", "ab")}  # noqa: SIM115
             self._files += streams.values()
-        self.procs[name] = subprocess.Popen([*wrap, sys.executable, "-m", "service", *args], env=self.env, cwd=ROOT,
+        self.procs[name] = subprocess.Popen([*wrap, sys.executable, "-m", "service", *args],
+                                            env=self.env | (env or {}), cwd=ROOT,
                                             **streams)
         return self.procs[name]
 

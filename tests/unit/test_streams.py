@@ -92,6 +92,36 @@ async def test_release_all_frees_partitions(redis, keys):
     assert (await second.refresh())[0] == set(range(6))
 
 
+async def test_every_new_holder_of_a_partition_takes_a_newer_epoch(redis, keys):
+    first, second = Leases(redis, keys, "w1", 5000), Leases(redis, keys, "w2", 5000)
+    await first.refresh()
+    assert first.epochs == dict.fromkeys(range(6), 1)
+    await second.refresh()
+    _, given_up = await first.refresh()
+    await second.refresh()
+    assert second.epochs == dict.fromkeys(given_up, 2) and first.epochs == dict.fromkeys(first.owned, 1)
+
+
+async def test_a_lapsed_worker_holds_nothing_until_it_acquires_anew_under_newer_epochs(redis, keys):
+    leases = Leases(redis, keys, "w1", 300)
+    await leases.refresh()
+    leases.lapse()
+    assert leases.owned == set() and leases.epochs == {}
+    assert (await leases.refresh())[0] == set()  # its own leases, still in Redis, are not taken back
+    await asyncio.sleep(0.4)
+    gained, _ = await leases.refresh()
+    assert gained == set(range(6)) and leases.epochs == dict.fromkeys(range(6), 2)
+
+
+async def test_a_lease_given_up_goes_next_under_an_epoch_above_the_floor(redis, keys):
+    first, second = Leases(redis, keys, "w1", 5000), Leases(redis, keys, "w2", 5000)
+    await first.refresh()
+    await first.give_up({0: 10})  # PostgreSQL knew of epoch 10, which Redis lost
+    assert 0 not in first.owned and 0 not in first.epochs
+    gained, _ = await second.refresh()
+    assert gained == {0} and second.epochs == {0: 11}
+
+
 async def test_pipeliner_answers_each_caller(real_redis, keys):
     pipe = Pipeliner(real_redis)
     try:
@@ -120,6 +150,27 @@ async def test_bus_hands_each_waiter_its_reply_from_one_batch_entry(real_redis, 
         await real_redis.xadd(bus.reply_stream, {"r": msgspec.json.encode(replies)})
         answers = await asyncio.gather(*asks)
         assert [(a.command_id, a.ok) for a in answers] == [("cmd_0", True), ("cmd_1", False), ("cmd_2", True)]
+    finally:
+        await bus.stop()
+
+
+async def test_a_reply_answers_the_requests_of_the_hash_it_names_on_one_command_id(real_redis, keys):
+    """One Idempotency-Key sent with two bodies at once: one command id, two request hashes. The first body's reply
+    must not answer the second request, which waits for its own (the command's record refusing it)."""
+    bus = CommandBus(real_redis, keys, "web-test", timeout_s=5)
+    await bus.start()
+    try:
+        first, again, other = (msgspec.structs.replace(_envelope(7), request_hash=h) for h in ("a" * 64, "a" * 64,
+                                                                                                "b" * 64))
+        asks = [asyncio.create_task(bus.ask(env)) for env in (first, again, other)]
+        await asyncio.sleep(0.1)
+        await real_redis.xadd(bus.reply_stream, {"r": msgspec.json.encode([Reply(command_id="cmd_7", ok=True)]),
+                                                 "h": "a" * 16})
+        await asyncio.wait(asks, timeout=0.3)
+        assert [a.done() for a in asks] == [True, True, False]
+        await real_redis.xadd(bus.reply_stream, {"r": msgspec.json.encode([Reply(command_id="cmd_7", ok=False)]),
+                                                 "h": "b" * 16})
+        assert [(await a).ok for a in asks] == [True, True, False]
     finally:
         await bus.stop()
 

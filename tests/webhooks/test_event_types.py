@@ -88,7 +88,7 @@ async def _refund_flows(stack, client, order_id: str) -> None:
     pending = await _ok(customer_refund(client, order_id, "1.00"), 201)
     await _ok(client.post(f"/b2b/v1/refunds/{pending['refund_id']}/reject", {"reason": "not eligible"}))
     broadcast = await _ok(merchant_refund(client, order_id, "1.00"), 201)
-    tx = {"tx_hash": "0x" + secrets.token_hex(32), "network": "ethereum", "token_address": USDT}
+    tx = {"tx_hash": "0x" + secrets.token_hex(32), "network": "sepolia", "token_address": USDT}
     await _ok(client.post(f"/b2b/v1/refunds/{broadcast['refund_id']}/submit-tx", tx), 202)
     await _as_process(stack, m.FailRefundTx(**_common(client, order_id), refund_id=broadcast["refund_id"],
                                             network=tx["network"], tx_hash=tx["tx_hash"], reason="reverted"))

@@ -8,7 +8,7 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from common import logs
+from common import logs, users
 from common.audit import Actor
 from common.merchants import ApiKey
 from notify import store as notify_store
@@ -83,6 +83,7 @@ def _guard(handler, *, needs: Can, json: bool, while_locked: bool):
                 if flash:
                     request[keys.FLASH] = flash
                 request[keys.UNREAD] = await notify_store.unread(c.pool, session.user_id)
+                request[keys.TEAMS] = await users.memberships(c.pool, session.user_id)
             return await handler(request)
         except ApiError as exc:
             if json:

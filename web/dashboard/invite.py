@@ -1,5 +1,7 @@
-"""Opening an invitation link, {prefix}/invite/{token}: the invited person chooses a password and lands signed in
-where their role works; a used, expired or revoked link says so and creates nothing."""
+"""Opening an invitation link, {prefix}/invite/{token}: the invited person chooses a password, or types the one of
+their account when the address has one (a member of another merchant), and lands signed in where their role works,
+the session the browser had ended; a used, expired or revoked link says so and creates nothing. Wrong passwords
+count against the address as sign-in's do."""
 
 from __future__ import annotations
 
@@ -7,13 +9,13 @@ import secrets
 
 from aiohttp import web
 
-from common import invitations, users
+from common import invitations, merchants, users
 from web import decoding
 from web.context import ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import check_csrf
 from web.dashboard.html import error_page, render
-from web.dashboard.signin import SIGNIN_COOKIE, signed_in_redirect, signin_token
+from web.dashboard.signin import SIGNIN_COOKIE, count_failure, signed_in_redirect, signin_token, wait_s
 from web.errors import ApiError
 
 _GONE = {"used": "This invitation link was used already: sign in with the password chosen then.",
@@ -21,11 +23,13 @@ _GONE = {"used": "This invitation link was used already: sign in with the passwo
          "revoked": "This invitation link was revoked: ask an owner for a new one."}
 
 
-def _form(request: web.Request, invitation: invitations.Invitation, nonce: str, code: int = 200,
-          error: str | None = None) -> web.Response:
+async def _form(request: web.Request, invitation: invitations.Invitation, nonce: str, code: int = 200,
+                error: str | None = None) -> web.Response:
+    merchant = await merchants.get(ctx(request).pool, invitation.merchant_id)
     response = render(request, "invite.html", code=code, invitation=invitation, error=error,
                       token=request.match_info["token"], signin_csrf=signin_token(request, nonce),
-                      min_password=users.MIN_PASSWORD)
+                      min_password=users.MIN_PASSWORD, merchant_name=merchant.name if merchant else "",
+                      has_account=await users.has_account(ctx(request).pool, invitation.email))
     sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[keys.PREFIX], request.app[keys.SECURE])
     return response
 
@@ -42,27 +46,33 @@ async def invite_page(request: web.Request) -> web.Response:
     found = await _usable(request)
     if isinstance(found, web.Response):
         return found
-    return _form(request, found, request.cookies.get(SIGNIN_COOKIE) or secrets.token_urlsafe(24))
+    return await _form(request, found, request.cookies.get(SIGNIN_COOKIE) or secrets.token_urlsafe(24))
 
 
 async def accept(request: web.Request) -> web.Response:
     found = await _usable(request)
     if isinstance(found, web.Response):
         return found
-    nonce = request.cookies.get(SIGNIN_COOKIE, "")
+    c, nonce = ctx(request), request.cookies.get(SIGNIN_COOKIE, "")
     try:
         await check_csrf(request, signin_token(request, nonce) if nonce else secrets.token_hex(32))
     except ApiError as exc:
-        return _form(request, found, nonce or secrets.token_urlsafe(24), 403, exc.message)
+        return await _form(request, found, nonce or secrets.token_urlsafe(24), 403, exc.message)
     posted = await decoding.posted_form(request)
     password, again = str(posted.get("password", "")), str(posted.get("password_again", ""))
-    if password != again:
-        return _form(request, found, nonce, 422, "The two passwords differ: type the same one twice.")
+    if password != again and not await users.has_account(c.pool, found.email):  # an account's own is typed once
+        return await _form(request, found, nonce, 422, "The two passwords differ: type the same one twice.")
+    ip = request.remote or "unknown"
+    if await wait_s(c, found.email, ip) is not None:
+        return await _form(request, found, nonce, 429, "Too many wrong passwords: try again in a few minutes.")
     try:
-        async with ctx(request).pool.acquire() as conn:
-            user = await invitations.accept(conn, request.match_info["token"], password, ctx(request).clock())
+        async with c.pool.acquire() as conn:
+            user = await invitations.accept(conn, request.match_info["token"], password, c.clock())
     except invitations.Unusable as exc:  # used or revoked a moment ago, in another tab
         return error_page(request, 410, _GONE[exc.state])
+    except users.WrongPassword:
+        await count_failure(c, found.email, ip)
+        return await _form(request, found, nonce, 401, "This is not the password of your account.")
     except users.UserError as exc:
-        return _form(request, found, nonce, 422, f"{str(exc)[0].upper()}{str(exc)[1:]}.")
+        return await _form(request, found, nonce, 422, f"{str(exc)[0].upper()}{str(exc)[1:]}.")
     raise await signed_in_redirect(request, user, None)

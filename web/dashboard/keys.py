@@ -11,3 +11,4 @@ SECURE: web.AppKey[bool] = web.AppKey("dashboard_secure_cookies", bool)
 STAFF: web.RequestKey[Session] = web.RequestKey("dashboard_staff", Session)
 FLASH: web.RequestKey[str] = web.RequestKey("dashboard_flash", str)
 UNREAD: web.RequestKey[int] = web.RequestKey("dashboard_unread", int)  # the bell's count on a page
+TEAMS: web.RequestKey[list] = web.RequestKey("dashboard_teams", list)  # list[Membership]: the merchant switcher

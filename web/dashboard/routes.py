@@ -36,6 +36,7 @@ ROUTES = [
     ("GET", "/signin", signin.signin_page),
     ("POST", "/signin", signin.signin),
     ("POST", "/signout", signin.signout),
+    ("POST", "/switch", signin.switch),
     ("GET", "/invite/{token}", invite.invite_page),
     ("POST", "/invite/{token}", invite.accept),
     ("GET", "/team", team.team_page),

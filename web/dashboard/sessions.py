@@ -35,15 +35,20 @@ def _hash(key: bytes, raw: str) -> str:
     return hmac.new(key, raw.encode(), hashlib.sha256).hexdigest()
 
 
-async def start(pool: asyncpg.Pool, key: bytes, user: StaffUser, now: datetime) -> str:
-    """A new session for the user; returns the cookie value, which is never stored."""
+async def start(pool: asyncpg.Pool, key: bytes, user: StaffUser, now: datetime, replacing: str | None = None,
+                flash: str | None = None) -> str:
+    """A new session for the user, with a message for its first page; returns the cookie value, which is never
+    stored. `replacing`: the cookie the browser had, whoever's it was: that session ends with this one's start (a
+    sign-in, an invitation accepted or another merchant chosen), so the old cookie, copied or not, opens nothing."""
     raw = secrets.token_urlsafe(32)
     async with pool.acquire() as conn, conn.transaction():
+        if replacing and len(replacing) <= 100:
+            await conn.execute("DELETE FROM dashboard_sessions WHERE session_hash = $1", _hash(key, replacing))
         await conn.execute("DELETE FROM dashboard_sessions WHERE user_id = $1 AND expires_at <= $2", user.user_id, now)
         await conn.execute(
-            "INSERT INTO dashboard_sessions (session_hash, user_id, csrf_token, created_at, expires_at)"
-            " VALUES ($1, $2, $3, $4, $5)",
-            _hash(key, raw), user.user_id, secrets.token_urlsafe(32), now, now + LIFETIME,
+            "INSERT INTO dashboard_sessions (session_hash, user_id, csrf_token, created_at, expires_at, flash)"
+            " VALUES ($1, $2, $3, $4, $5, $6)",
+            _hash(key, raw), user.user_id, secrets.token_urlsafe(32), now, now + LIFETIME, flash,
         )
         await users.mark_signed_in(conn, user.user_id, now)
     return raw

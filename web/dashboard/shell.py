@@ -75,6 +75,9 @@ async def me(request: web.Request) -> web.Response:
         "locked": staff.locked, "pin": await users.has_pin(ctx(request).pool, staff.user_id),
         "mode": await landing_mode(ctx(request).pool, staff.merchant_id),
         "can": {can.value: allows(staff.role, can) for can in Can},
+        "merchants": [{"user_id": team.user_id, "merchant_name": team.merchant_name, "role": team.role,
+                       "current": team.user_id == staff.user_id}
+                      for team in await users.memberships(ctx(request).pool, staff.user_id)],
     })
     answer.headers["Cache-Control"] = "no-store"
     return answer

@@ -111,8 +111,8 @@ async def signin(request: web.Request) -> web.Response:
     user = await users.authenticate(c.pool, email, password) if email and password else None
     if user is None:
         await count_failure(c, email, ip)
-        tried = await users.find(c.pool, email) if email else None
-        if tried is not None:  # an unknown address belongs to no merchant whose log could hold it
+        # An unknown address belongs to no merchant whose log could hold it; a known one is on each of its teams' logs.
+        for tried in await users.memberships_of(c.pool, email) if email else []:
             await _record(request, tried, "staff.sign_in_failed")
         return _form(request, nonce, 401, "The email or the password is wrong.", email, next_path)
     await c.redis.delete(c.keys.signin_attempts_email(email))
@@ -125,14 +125,32 @@ async def _record(request: web.Request, user: users.StaffUser, action: str) -> N
 
 
 async def signed_in_redirect(request: web.Request, user: users.StaffUser, next_path: str | None) -> web.HTTPSeeOther:
-    """A new session for the user, recorded, and the redirect (with its cookie) to where they work."""
+    """A new session for the user, recorded, and the redirect (with its cookie) to where they work; the session the
+    browser had ends. A member of several merchants is told which one they are in."""
     c = ctx(request)
-    raw = await sessions.start(c.pool, c.derived.dashboard_session, user, c.clock())
+    teams = await users.memberships(c.pool, user.user_id)
+    here = next(team for team in teams if team.user_id == user.user_id)
+    raw = await sessions.start(c.pool, c.derived.dashboard_session, user, c.clock(),
+                               replacing=request.cookies.get(sessions.COOKIE),
+                               flash=f"You are in {here.merchant_name} as {here.role}." if len(teams) > 1 else None)
     await _record(request, user, "staff.signed_in")
     redirect = web.HTTPSeeOther(next_path or await _landing(request, user))
     sessions.set_cookie(redirect, sessions.COOKIE, raw, request.app[keys.PREFIX], request.app[keys.SECURE],
                         max_age=int(sessions.LIFETIME.total_seconds()))
     return redirect
+
+
+@signed_in(Can.SIGN_OUT)
+async def switch(request: web.Request) -> web.StreamResponse:
+    """Into another of the person's memberships: a new session there, with its own role, and this one ended."""
+    posted = await decoding.posted_form(request)
+    wanted = str(posted.get("user_id", ""))
+    team = next((t for t in await users.memberships(ctx(request).pool, request[keys.STAFF].user_id)
+                 if t.user_id == wanted), None)
+    if team is None:
+        raise ApiError(404, "membership_not_found", "You are not on that merchant's team.", "user_id")
+    user = users.StaffUser(team.user_id, team.merchant_id, request[keys.STAFF].email, team.role)
+    raise await signed_in_redirect(request, user, _next(request, str(posted.get("next", ""))))
 
 
 @signed_in(Can.SIGN_OUT, while_locked=True)

@@ -263,10 +263,27 @@
     }, function () { /* offline or signed out: the banner or the sign-in link says so */ });
   }
 
+  // A member of several merchants: the switch lists each (the server checks the choice is theirs).
+  function teams(who) {
+    var select = $('switch-to');
+    select.textContent = '';
+    who.merchants.forEach(function (team) {
+      var option = document.createElement('option');
+      option.value = team.user_id;
+      option.textContent = team.merchant_name + ' (' + team.role + ')';
+      option.selected = team.current;
+      select.appendChild(option);
+    });
+    $('switch-csrf').value = who.csrf;
+    $('switch').hidden = who.merchants.length < 2;
+  }
+
   function start() {
     call('GET', config.app + '/me').then(function (who) {
       me = who;
       $('who').textContent = who.email;
+      $('merchant').textContent = who.merchant_name;
+      teams(who);
       $('signout-csrf').value = who.csrf;
       $('signout').hidden = false;
       $('test-mode').hidden = who.mode !== 'test';

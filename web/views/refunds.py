@@ -44,7 +44,7 @@ async def _destination(request: web.Request, refund_in: bodies.RefundIn) -> m.De
     if refund_in.refund_to_address is None:
         raise ApiError(422, "missing_field", "`refund_to_address` is required for a refund paid on chain.",
                        "refund_to_address")
-    return destinations.refund_destination(refund_in.refund_to_address, network, token)
+    return destinations.refund_destination(refund_in.refund_to_address, network, token, caller(request).livemode)
 
 
 async def create(request: web.Request, merchant_id: str, refund_in: bodies.RefundIn, flow: str) -> dict:

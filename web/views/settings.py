@@ -14,6 +14,7 @@ from web import audit_trail, bodies, destinations, idempotency
 from web.commands import body
 from web.context import caller, ctx
 from web.errors import ApiError
+from web.modes import require_live_key
 from web.render import respond
 from web.route import Route
 from web.views.merchants import own_merchant_id
@@ -35,11 +36,23 @@ async def get_settings(request: web.Request) -> web.Response:
 async def update_settings(request: web.Request) -> web.Response:
     own_merchant_id(request)  # another merchant's settings are refused before the body is read
     change = await body(request, bodies.SettingsIn)
+    refuse_live_changes(request, change)
 
     async def work(conn) -> web.Response:
         return respond(await apply_change(request, conn, change))
 
     return await idempotency.once(request, work)
+
+
+def refuse_live_changes(request: web.Request, change: bodies.SettingsIn) -> None:
+    """Auto-approval and the addresses of live networks are both modes' settings: a test key changes neither
+    (web/modes.py), and is refused before anything is written or an Idempotency-Key is taken."""
+    if change.auto_approve_customer_refunds is not None:
+        require_live_key(request, "auto_approve_customer_refunds")
+    for slug in change.receive_addresses or {}:
+        param = f"receive_addresses.{slug}"
+        if not destinations.network(slug, param).testnet:
+            require_live_key(request, param)
 
 
 def _changed(old: merchants.Settings, new: merchants.Settings) -> dict:

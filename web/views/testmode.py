@@ -10,6 +10,7 @@ from web import bodies, destinations, lookups
 from web.commands import amount, body, ids_of, submit
 from web.context import caller, ctx
 from web.errors import ApiError
+from web.modes import require_testnet
 from web.render import order_answer, refund_json, respond
 from web.route import Route
 
@@ -26,6 +27,7 @@ async def record_payment(request: web.Request) -> web.Response:
     # Only what a watcher could report: a payment on a network or token the registry does not know would make an
     # order PAID that no refund can then pay back.
     net = destinations.network(payment.network, "network")
+    require_testnet(False, net, "network")
     token_address = destinations.token(net, payment.token_address, "token_address")
     ids, api_key = ids_of(request), caller(request)
     command = m.ConfirmPayment(
