@@ -9,6 +9,7 @@ from typing import NamedTuple
 import msgspec
 
 from common.clock import iso
+from common.network_names import network_name
 from common.roles import Can, allows
 
 
@@ -29,8 +30,8 @@ class Rule(NamedTuple):
 RULES: dict[Kind, Rule] = {
     Kind.REFUND_REQUESTED: Rule("A buyer's refund request waits for review", Can.REFUND,
                                 frozenset({"owner", "manager"})),
-    Kind.REFUND_EXECUTED: Rule("A refund was executed", Can.REFUND, frozenset()),
-    Kind.PAYMENT_RECEIVED: Rule("A payment was received", Can.SEE_ORDERS, frozenset()),
+    Kind.REFUND_EXECUTED: Rule("A refund was executed", Can.REFUND, frozenset({"owner", "manager"})),
+    Kind.PAYMENT_RECEIVED: Rule("A payment was received", Can.SEE_ORDERS, frozenset({"owner", "manager"})),
     Kind.WEBHOOK_FAILING: Rule("A webhook endpoint has been failing for over an hour", Can.CONFIGURE,
                                frozenset({"owner"})),
     Kind.CARD_ACCOUNT_ERROR: Rule("The card provider reports an error with the card account", Can.CONFIGURE,
@@ -78,6 +79,10 @@ class EventFacts(msgspec.Struct, kw_only=True):
     refund_network: str | None = None
 
 
+def _on(network: str | None) -> str:
+    return f" on {network_name(network)}" if network else ""
+
+
 def from_event(event_id: str, event_type: str, merchant_id: str, livemode: bool, data: object) -> Notice | None:
     """The notice an event of the stream makes, if any."""
     if event_type not in ("payment.refund.requested", "payment.refund.executed", "payment.received"):
@@ -96,10 +101,10 @@ def from_event(event_id: str, event_type: str, merchant_id: str, livemode: bool,
                       pending_refund_id=facts.refund_id)
     if event_type == "payment.refund.executed":
         return Notice(Kind.REFUND_EXECUTED, event_id, merchant_id, livemode, f"Refund for {order} executed",
-                      f"The refund of {facts.amount} USD for {order} was executed on {facts.refund_network}.",
+                      f"The refund of {facts.amount} USD for {order} was executed{_on(facts.refund_network)}.",
                       f"/{mode}/refunds/{facts.refund_id}")
     return Notice(Kind.PAYMENT_RECEIVED, event_id, merchant_id, livemode, f"Payment received for {order}",
-                  f"{facts.amount} USD arrived for {order} on {facts.network}.", f"/{mode}/orders/{facts.order_id}")
+                  f"{facts.amount} USD arrived for {order}{_on(facts.network)}.", f"/{mode}/orders/{facts.order_id}")
 
 
 def webhook_failing(endpoint_id: str, merchant_id: str, livemode: bool, url_host: str, since: str) -> Notice:

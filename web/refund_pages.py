@@ -23,7 +23,6 @@ from web.context import ctx
 from web.errors import ApiError
 from web.pages import params as page_params
 from web.pages.checkout import error_page
-from web.pages.quotes import network_name
 from web.pages.templating import render
 from common.receipt_keys import receipt_path
 from web.receipts import PAID
@@ -90,7 +89,7 @@ async def form_page(request: web.Request) -> web.Response:
     return render(
         "refund_request.html", t, config, order=order, token=token, status=status.value, refund=refund,
         merchant_name=merchant_name, livemode=order.livemode,
-        ceiling=money.format(token.amount), money=money, network_name=network_name,
+        ceiling=money.format(token.amount), money=money,
         networks=destinations.registry().of_mode(order.livemode), chosen=first_payment.network if first_payment else None,
         card_paid=destinations.card_paid(order),
         # A prefill only (escaped, and validated on submit): any family's address may come here.

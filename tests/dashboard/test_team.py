@@ -166,3 +166,24 @@ async def test_the_audit_page_lists_newest_first_filters_and_pages(stack, staff,
     assert status == 422 and "action must be one of" in text
     status, text = await owner.get("/audit?actor=pk_test_x&from=2000-01-01&to=2000-01-02")
     assert status == 200 and "No events match these filters" in text
+
+
+def _remove_buttons(page: str) -> dict[str, bool]:
+    """Each member's email and whether their row offers an active Remove button."""
+    rows = page.split('data-testid="member"')[1:]
+    return {re.search(r'data-testid="member-email">([^<(]+)', row).group(1).strip(): 'data-testid="member-remove"' in row
+            for row in rows}
+
+
+async def test_the_only_owner_has_no_remove_button_and_two_owners_both_have_one(stack, staff, clients):
+    owner = await _signed_in(clients, staff)
+    manager = await make_staff(stack, staff.client, role="manager")
+    page = (await owner.get("/team"))[1]
+    assert _remove_buttons(page) == {staff.email: False, manager.email: True}
+    assert 'data-testid="member-remove-locked">Only owner<' in page
+    manager_id = (await users.find(stack.pool, manager.email)).user_id
+    token = await owner.csrf("/team")
+    assert (await owner.post(f"/team/{manager_id}/role", {"csrf": token, "role": "owner"}))[0] == 303
+    page = (await owner.get("/team"))[1]
+    assert _remove_buttons(page) == {staff.email: True, manager.email: True}
+    assert "member-remove-locked" not in page

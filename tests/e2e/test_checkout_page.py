@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from playwright.async_api import expect
+
 from tests.integration.helpers import expire_due, until
 
 
@@ -102,3 +104,22 @@ async def test_two_open_checkouts_of_one_amount_quote_distinct_amounts_where_the
     assert shown[second["session_key"]] == {
         "sepolia": "10.000001", "base-sepolia": "10.000001", "tron-nile": "10.000001",
         "solana-devnet": "10.00", "ton-testnet": "10.00"}
+
+
+async def test_a_unique_amount_says_why_its_last_digits_are_there(shop):
+    first, second = await shop.session(amount="12.50"), await shop.session(amount="12.50")
+    # The first page opened quotes the plain amount (a page takes its amounts as it opens), with nothing to explain.
+    await shop.page.goto(shop.checkout_url(first["session_key"], locale="en"))
+    await expect(shop.page.locator("details.quote[open] code.value").first).to_have_text("12.50 USDC")
+    await expect(shop.page.get_by_test_id("unique-amount")).to_have_count(0)
+    await shop.page.goto(shop.checkout_url(second["session_key"], locale="en"))
+    sepolia = shop.page.locator("details.quote[data-network=sepolia]").first
+    await expect(sepolia.locator("code.value").first).to_have_text("12.500001 USDC")
+    await expect(sepolia.get_by_test_id("unique-amount")).to_have_text(
+        "The last digits tell your payment apart from others sent to this address: send exactly this amount,"
+        " not 12.50 USDC.")
+    # Solana's transfer carries a reference instead: its amount is the plain one and needs no word.
+    await shop.page.locator("details.quote[data-network=solana-devnet] summary").click()
+    solana = shop.page.locator("details.quote[data-network=solana-devnet]")
+    await expect(solana.locator("code.value").first).to_have_text("12.50 USDC")
+    await expect(solana.get_by_test_id("unique-amount")).to_have_count(0)

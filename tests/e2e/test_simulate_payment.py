@@ -1,5 +1,6 @@
-"""Test mode's "Simulate payment" on the hosted checkout page, in Chromium: it pays the order in full, in part or
-late, through the test helper's command; a live page never shows it and the server refuses it there."""
+"""Test mode's "Simulate payment" on the hosted checkout page, in sight under the amount due, in Chromium: it pays the
+order in full, in part or late, through the test helper's command; a live page never shows it and the server refuses
+it there."""
 
 from __future__ import annotations
 
@@ -8,13 +9,7 @@ from playwright.async_api import expect
 from tests.integration.helpers import expire_due, order, until
 
 
-async def _open(shop) -> None:
-    """The section is folded until a developer opens it."""
-    await shop.page.click("[data-testid=simulate] summary")
-
-
 async def _simulate(shop, amount: str) -> None:
-    await _open(shop)
     await shop.page.fill("[data-testid=simulate-form] [name=amount]", amount)
     async with shop.page.expect_navigation():
         await shop.page.click("[data-testid=simulate-pay]")
@@ -23,11 +18,13 @@ async def _simulate(shop, amount: str) -> None:
 async def test_a_full_simulated_payment_makes_the_order_paid(shop):
     created = await shop.session()
     await shop.page.goto(shop.checkout_url(created["session_key"], locale="en"))
-    await expect(shop.page.locator("[data-testid=simulate]")).to_be_visible()
-    await _open(shop)
-    assert await shop.page.input_value("[data-testid=simulate-form] [name=amount]") == "10.00"
+    # In sight as the page opens, nothing to unfold first: found by its name as a developer looks for it.
+    button = shop.page.get_by_role("button", name="Simulate payment")
+    await expect(button).to_be_visible()
+    assert await button.evaluate("b => b.getBoundingClientRect().bottom <= innerHeight")
+    assert await shop.page.get_by_label("Amount (USD)").input_value() == "10.00"
     async with shop.page.expect_navigation():
-        await shop.page.click("[data-testid=simulate-pay]")
+        await button.click()
     assert await shop.page.get_attribute("#status", "data-state") == "paid"
     assert await shop.page.locator("[data-testid=simulate]").count() == 0
     paid = await order(shop.client, created["order_id"])
@@ -98,7 +95,6 @@ async def test_a_merchant_with_no_receive_address_is_told_how_to_add_one_and_can
     assert status == 201, created
     await shop.page.goto(shop.checkout_url(created["session_key"], locale="en"))
     await expect(shop.page.locator("[data-testid=no-networks-hint]")).to_contain_text("receive_addresses")
-    await _open(shop)
     async with shop.page.expect_navigation():
         await shop.page.click("[data-testid=simulate-pay]")
     paid = await order(bare, created["order_id"])

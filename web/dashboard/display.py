@@ -17,7 +17,8 @@ from chain_watchers.registry import adapter_class
 from common import money
 from actors.rules import CARD
 from web import destinations
-from web.pages.quotes import network_name, shown_address
+from common.network_names import network_name
+from web.pages.quotes import shown_address
 
 # The event fields worth a glance in the timeline, in this order; amounts are micro-USD.
 _EVENT_FIELDS = ("amount", "amount_paid", "amount_due", "refund_id", "token", "new_token", "source", "flow", "network",
@@ -95,7 +96,8 @@ def event_details(data: dict[str, Any]) -> list[tuple[str, str]]:
         value = data.get(key)
         if value is None or value == "":
             continue
-        found.append((key.replace("_", " "), money.format(value) if key in _AMOUNTS else str(value)))
+        shown = money.format(value) if key in _AMOUNTS else name(value) if key == "network" else str(value)
+        found.append((key.replace("_", " "), shown))
     destination = data.get("destination")
     if isinstance(destination, dict) and destination.get("refund_to_address"):
         found.append(("to", destination["refund_to_address"]))

@@ -7,13 +7,23 @@ from aiohttp import web
 from common.config import Settings
 from web.dashboard import (audit, exports, invite, issue, keys, links, lock, notifications, orders, payout, review,
                            sales, settings, shell, signin, site, team, webhooks)
-from web.dashboard.html import error_page
+from web.context import ctx
+from web.dashboard.html import error_page, render
 
 MODE = "/{mode:test|live}"
 
 
 async def home(request: web.Request) -> web.Response:
     raise web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin")
+
+
+async def front_door(request: web.Request) -> web.Response:
+    """GET / on the service's own address (the start-up log names it): a page that sends a merchant on to sign in
+    and tells a buyer or a developer where they belong, not a bare 404."""
+    settings = ctx(request).settings
+    # Here, unless DASHBOARD_URL puts the dashboard on an origin of its own.
+    dashboard = site.dashboard_url(settings) if settings.dashboard_url else request.app[keys.PREFIX]
+    return render(request, "home.html", signin=f"{dashboard}/signin")
 
 
 async def not_found(request: web.Request) -> web.Response:
@@ -95,3 +105,4 @@ def add_routes(app: web.Application, config: Settings) -> None:
     app[keys.SECURE] = site.secure_cookies(config)
     for method, path, handler in ROUTES:
         app.router.add_route(method, prefix + path, handler)
+    app.router.add_get("/", front_door)

@@ -19,7 +19,8 @@ from common.roles import Can, allows
 from web.errors import ApiError
 from web.pages import qr, session
 from web.pages.checkout import required_confirmations
-from web.pages.quotes import accepted, network_name
+from common.network_names import network_name
+from web.pages.quotes import accepted
 from web.pages.status import status_json
 from web.render import checkout_url, respond
 from web.views import orders

@@ -20,17 +20,10 @@ from chain_watchers import (
 from chain_watchers.references import reference
 from chain_watchers.registry import adapter_class
 from common import money
+from common.network_names import network_name
 
 log = logging.getLogger(__name__)
 TRANSFER_SELECTOR = bytes.fromhex("a9059cbb")  # keccak("transfer(address,uint256)")[:4]
-# Names buyers know; networks.toml has only slugs. A slug missing here is shown title-cased.
-NAMES = {
-    "ethereum": "Ethereum", "sepolia": "Ethereum Sepolia", "polygon": "Polygon", "amoy": "Polygon Amoy",
-    "bsc": "BNB Smart Chain", "bsc-testnet": "BNB Smart Chain Testnet", "arbitrum": "Arbitrum One",
-    "arbitrum-sepolia": "Arbitrum Sepolia", "base": "Base", "base-sepolia": "Base Sepolia",
-    "optimism": "OP Mainnet", "optimism-sepolia": "OP Sepolia", "solana": "Solana", "solana-devnet": "Solana Devnet",
-    "tron": "TRON", "tron-nile": "TRON Nile", "ton": "TON", "ton-testnet": "TON Testnet", "local": "Local EVM",
-}
 
 
 class Quote(msgspec.Struct, frozen=True, kw_only=True):
@@ -45,10 +38,6 @@ class Quote(msgspec.Struct, frozen=True, kw_only=True):
     address: str  # the merchant's receive address, in the form the family's wallets show
     link: str | None  # wallet deep link for the QR code; None where the network has no standard (TRON)
     transfer_data: str | None  # EVM: ERC-20 transfer calldata a connected wallet sends to token_address
-
-
-def network_name(slug: str) -> str:
-    return NAMES.get(slug) or slug.replace("-", " ").title()
 
 
 def shown_address(network: Network, normal: str) -> str:

@@ -20,7 +20,7 @@ from web import destinations, i18n
 from web.context import ctx
 from web.pages import params as page_params
 from web.pages.checkout import error_page
-from web.pages.quotes import network_name
+from common.network_names import network_name
 from web.pages.templating import render
 from web.receipts import PAID
 

@@ -7,6 +7,7 @@ from pathlib import Path
 import jinja2
 from aiohttp import web
 
+from common.network_names import network_name
 from web.i18n import Translator
 
 _env = jinja2.Environment(
@@ -15,6 +16,7 @@ _env = jinja2.Environment(
     trim_blocks=True,
     lstrip_blocks=True,
 )
+_env.filters["network_name"] = network_name  # a network as people know it: {{ slug|network_name }}
 
 # Scripts, styles and requests only from this origin: no inline script can run even if a value slipped
 # through escaping. frame-ancestors is open because merchants embed the pages from origins we do not list.
