@@ -114,4 +114,3 @@ class GroupCommit:
         await self.hooks.commit(store.commit(conn, rows, fences))
         metrics.COMMIT_DURATION.observe(time.perf_counter() - started)
         metrics.COMMIT_COMMANDS.observe(len(rows[store.CommandRow]))
-
