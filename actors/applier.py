@@ -1,5 +1,5 @@
 """Applying a batch's commands: decided on the orders the worker holds, or on what PostgreSQL holds, and committed
-in one statement, in a transaction that first checks the batch's lease epochs (actors/fencing.py). Shared by a
+in one statement that first checks the batch's lease epochs (actors/fencing.py). Shared by a
 worker's lanes, with the orders it holds (a cache) and its order numbers."""
 
 from __future__ import annotations

@@ -3,18 +3,25 @@ has gone to another worker, whatever that worker's clock and network did.
 
 Each lease carries an epoch that grows with every new holder (streams/leases.py). A worker claims its epoch in
 `partition_fences` before it reads anything from the partition; the row only ever moves to a newer epoch. Every
-batch's transaction checks, before it commits, that the rows of its partitions still hold its epochs
-(`check_fences`): a worker that was cut off past its TTL, while another took the partition and claimed a newer
-epoch, is refused and its transaction rolled back, its commands left pending for the holder. The check locks the
-rows it reads, so a claim waits for a commit in flight and a commit waits for a claim: each commit is wholly
+batch's statement (actors/store.py `commit`, one round trip, atomic on its own) first updates the rows of its
+partitions where they still hold its epochs, `FenceRow`s, and fails as a whole unless each was confirmed (the guard
+of migration 034, raising SQLSTATE FENCE): a worker that was cut off past its TTL, while another took the partition
+and claimed a newer epoch, is refused and writes nothing, its commands left pending for the holder. Under READ
+COMMITTED the update waits for a claim in flight and checks the epoch again once that claim commits, and it locks
+the rows it updates until the statement commits, so a claim waits for a commit in flight: each commit is wholly
 before or wholly after the handover.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
+from collections.abc import Mapping
+from typing import Annotated, NamedTuple
 
 import asyncpg
+
+from actors.columns import Arrays
+
+SQLSTATE = "FENCE"  # raised by fences_hold() (migration 034), the stale partitions in DETAIL
 
 
 class Fenced(Exception):
@@ -48,21 +55,32 @@ async def claim(conn: asyncpg.Connection, epochs: Mapping[int, int], holder: str
     return {r["partition"]: r["epoch"] for r in rows}
 
 
-_CHECK = """
-UPDATE partition_fences f SET committed_at = now()
-FROM unnest($1::int[], $2::bigint[]) AS held(partition, epoch)
-WHERE f.partition = held.partition AND f.epoch = held.epoch
-RETURNING f.partition
-"""
+class FenceRow(NamedTuple):
+    """A partition a commit writes for, and the lease epoch its batches were read under."""
+
+    partition: Annotated[int, "int"]
+    epoch: Annotated[int, "bigint"]
 
 
-async def check_fences(conn: asyncpg.Connection, held: Collection[tuple[int, int]]) -> None:
-    """Inside a commit's transaction, before it commits: raise Fenced unless every (partition, epoch) the
-    transaction commits for is still the partition's newest epoch. The rows stay locked to the commit, so no claim
-    of a newer epoch passes between this check and the commit."""
-    if not held:
-        return
-    partitions, epochs = zip(*sorted(held))
-    confirmed = {r["partition"] for r in await conn.fetch(_CHECK, list(partitions), list(epochs))}
-    if stale := set(partitions) - confirmed:
-        raise Fenced(stale)
+class Fence(NamedTuple):
+    """The SQL a commit's statement fences itself with."""
+
+    cte: str  # `fenced`, to head its WITH: the given partitions' rows that still hold the given epochs, updated
+    guard: str  # the condition its final INSERT is gated on: fails the statement unless every row was confirmed
+
+
+def fence(arrays: Arrays) -> Fence:
+    """The fence of a statement whose parameters `arrays` numbers, fed FenceRows."""
+    cte = f"""fenced AS (
+    UPDATE partition_fences f SET committed_at = now() FROM {arrays.unnest(FenceRow, "held")}
+    WHERE f.partition = held.partition AND f.epoch = held.epoch
+    RETURNING f.partition
+)"""
+    return Fence(cte, f"fences_hold(ARRAY(SELECT partition FROM fenced), {arrays.add(FenceRow)['partition']})")
+
+
+def refusal(exc: asyncpg.PostgresError) -> Fenced | None:
+    """The fence's refusal of a commit, as Fenced, or None for any other error of its statement."""
+    if exc.sqlstate != SQLSTATE:
+        return None
+    return Fenced({int(p) for p in exc.detail.split(",")})

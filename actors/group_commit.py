@@ -7,8 +7,9 @@ connection; a batch queued behind it waits, and the first such lane leads the ne
 order is one lane's, so the batches of one commit never touch the same order, and a lane waits for its batch's
 commit before it decides the next: each order's commands are still serialized by its lane.
 
-Each commit is fenced for every partition its batches were read from (actors/fencing.py): its transaction checks
-their lease epochs before it writes, so a worker whose lease went to another commits nothing. If PostgreSQL refuses
+Each commit is fenced for every partition its batches were read from (actors/fencing.py): its one statement checks
+their lease epochs before it writes its first row and fails as a whole if one is no longer the newest, so a worker
+whose lease went to another commits nothing, in one round trip with no transaction around it. If PostgreSQL refuses
 a commit of several batches, or fences one of their partitions, each batch is written again on its own, so a batch
 the database refuses fails only its own lane (which then retries its commands one by one, actors/lane.py), and a
 fenced one only the lanes of the fenced partitions.
@@ -22,7 +23,7 @@ import time
 import asyncpg
 
 from actors import store
-from actors.fencing import Fenced, check_fences
+from actors.fencing import Fenced
 from common import faults, metrics
 
 _LEAD = object()  # what a queued batch's future holds when its lane is to lead the next commit
@@ -110,14 +111,6 @@ class GroupCommit:
 
     async def _statement(self, conn: asyncpg.Connection, rows: store.Rows, fences: set[tuple[int, int]]) -> None:
         started = time.perf_counter()
-        await self.hooks.commit(_fenced(conn, rows, fences))
+        await self.hooks.commit(store.commit(conn, rows, fences))
         metrics.COMMIT_DURATION.observe(time.perf_counter() - started)
         metrics.COMMIT_COMMANDS.observe(len(rows[store.CommandRow]))
-
-
-async def _fenced(conn: asyncpg.Connection, rows: store.Rows, fences: set[tuple[int, int]]) -> None:
-    """The batches' statement in a transaction that first checks the lease epochs of every partition they were read
-    from: all of it or, from a worker whose lease on one of them went to another, nothing."""
-    async with conn.transaction():
-        await check_fences(conn, fences)
-        await store.commit(conn, rows)

@@ -1,12 +1,12 @@
-"""PostgreSQL side of the actors: load state, and commit a batch in one transaction.
+"""PostgreSQL side of the actors: load state, and commit a batch in one statement.
 
-A batch writes, together or not at all: the events, the orders and sessions read tables,
-one dedupe row per command and the outbox rows the relay publishes.
+A batch writes, together or not at all, and only under its partitions' newest lease epochs (actors/fencing.py): the
+events, the orders and sessions read tables, one dedupe row per command and the outbox rows the relay publishes.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from datetime import datetime
 from operator import attrgetter
 from typing import Annotated, NamedTuple
@@ -18,6 +18,7 @@ from actors import history as recorded
 from actors import messages as m
 from actors import schema
 from actors.columns import Arrays, names
+from actors.fencing import FenceRow, fence, refusal
 from actors.order import Order
 from actors.outcomes import Appended, Outcome, Prepared, Recorded, Wanted
 from actors.state import Refund, RefundToken, Session, TxAttempt
@@ -200,13 +201,18 @@ class CommandRow(NamedTuple):
 
 _ARRAYS = Arrays()
 _PUBLISHED = _ARRAYS.add(PublishedRow)
+_FENCE = fence(_ARRAYS)
 # One statement writes the whole batch, or the batches of several lanes (one round trip, atomic on its own), each
-# table fed by unnest() over one array per column. Each batch's outbox row is named by its first event and names
-# its events, in order: their public bytes are in `events` by the same commit (copied into the outbox too, they
-# were 3 % of the WAL of a keyed quick session in large batches, compressed in TOAST, and 13 % in small ones).
-# A lane deletes its batch's row once that batch's events are on the stream, so the rows stay one per batch.
+# table fed by unnest() over one array per column. Its head is the fence (actors/fencing.py): the rows of the
+# partitions it writes for, updated where they still hold its epochs, and a guard (migration 034) that fails the
+# statement unless every partition was confirmed. The guard names no column of the commands it gates, so PostgreSQL
+# evaluates it once, before the first row is written, even for a batch of no command. Each batch's outbox row is named
+# by its first event and names its events, in order: their public bytes are in `events` by the same commit (copied
+# into the outbox too, they were 3 % of the WAL of a keyed quick session in large batches, compressed in TOAST, and
+# 13 % in small ones). A lane deletes its batch's row once that batch's events are on the stream, so the rows stay
+# one per batch.
 _COMMIT = f"""
-WITH new_events AS (
+WITH {_FENCE.cte}, new_events AS (
     INSERT INTO events ({names(EventRow)}) SELECT * FROM {_ARRAYS.unnest(EventRow)}
 ), new_outbox AS (
     INSERT INTO outbox (batch_id, event_ids) SELECT batch_id, string_to_array(event_ids, ' ')
@@ -244,6 +250,7 @@ WITH new_events AS (
         refund_id = CASE WHEN refund_transactions.refund_id = excluded.refund_id THEN excluded.refund_id END
 )
 INSERT INTO commands ({names(CommandRow)}) SELECT * FROM {_ARRAYS.unnest(CommandRow)}
+WHERE {_FENCE.guard}
 """
 
 
@@ -295,9 +302,15 @@ def merged(batches: Iterable[Rows]) -> Rows:
     return out
 
 
-async def commit(conn: asyncpg.Connection, rows: Rows) -> None:
-    """Write batches' rows in one statement, atomic on its own."""
-    await conn.execute(_COMMIT, *_ARRAYS.values(rows))
+async def commit(conn: asyncpg.Connection, rows: Rows, fences: Collection[tuple[int, int]]) -> None:
+    """Write batches' rows in one statement, atomic on its own, only while every (partition, lease epoch) of
+    `fences` is its partition's newest claim: raises actors.fencing.Fenced, having written nothing, otherwise."""
+    try:
+        await conn.execute(_COMMIT, *_ARRAYS.values({**rows, FenceRow: sorted(FenceRow(*f) for f in fences)}))
+    except asyncpg.PostgresError as exc:
+        if fenced := refusal(exc):
+            raise fenced from None
+        raise
 
 
 def _session_row(o: Order, s: Session) -> SessionRow:

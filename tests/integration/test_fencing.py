@@ -1,7 +1,7 @@
-"""Fencing in the commit (actors/fencing.py): PostgreSQL accepts a batch only under its partition's newest lease
-epoch. The claims and checks on partitions no worker serves, a row a case; a check's lock that a newer claim waits
-for; and a worker whose partition another claimed with a newer epoch, whose batch is refused, rolled back and left
-pending, then applied once when it holds the partition anew."""
+"""Fencing in the commit (actors/fencing.py): PostgreSQL accepts a batch's statement (actors/store.py) only under its
+partition's newest lease epoch. The claims and commits on partitions no worker serves, a row a case; a commit's
+lock that a newer claim waits for; and a worker whose partition another claimed with a newer epoch, whose batch is
+refused, rolled back and left pending, then applied once when it holds the partition anew."""
 
 from __future__ import annotations
 
@@ -11,13 +11,25 @@ import logging
 import pytest
 from prometheus_client import REGISTRY
 
-from actors import fencing
+from actors import fencing, store
+from common.ids import random_id
 from tests.integration.test_refunds_api import merchant_refund, paid_order
 
 UNSERVED = 1000  # far above any test's partition count: no worker claims it
 
 
-# Each row: claims made in order (epoch, holder), the epoch a commit checks, whether PostgreSQL accepts it.
+def command(command_id: str) -> store.Rows:
+    """A batch that writes one command's dedupe row and nothing else."""
+    rows = store.batch_rows([], {}, {}, [], {})
+    rows[store.CommandRow] = [store.CommandRow(command_id, "ord_fenced", "hash", b"{}", "create_order", None, None)]
+    return rows
+
+
+async def written(conn, command_id: str) -> bool:
+    return await conn.fetchval("SELECT count(*) FROM commands WHERE command_id = $1", command_id) == 1
+
+
+# Each row: claims made in order (epoch, holder), the epoch a commit is fenced with, whether PostgreSQL accepts it.
 @pytest.mark.parametrize("claims,checked,accepted", [
     pytest.param([(3, "a")], 3, True, id="the-holders-epoch"),
     pytest.param([(3, "a"), (3, "a")], 3, True, id="claimed-again-by-its-holder"),
@@ -37,15 +49,20 @@ async def test_a_commit_is_accepted_only_under_the_newest_claimed_epoch(pool, cl
             assert await fencing.claim(conn, {partition: epoch}, holder) == ({} if epoch >= newest
                                                                              else {partition: newest})
             newest = max(newest, epoch)
-        await conn.execute("CREATE TEMP TABLE IF NOT EXISTS written (n int)")
+        command_id = random_id("cmd")
         try:
-            async with conn.transaction():
-                await fencing.check_fences(conn, {(partition, checked)})
-                await conn.execute("INSERT INTO written VALUES (1)")
+            await store.commit(conn, command(command_id), {(partition, checked)})
         except fencing.Fenced as refused:
             assert refused.partitions == {partition}
-        assert await conn.fetchval("SELECT count(*) FROM written") == (1 if accepted else 0)
-        await conn.execute("DROP TABLE written")
+        assert await written(conn, command_id) == accepted
+        # A batch of no command is fenced all the same: its outbox rows and events are written only by the holder.
+        empty = store.batch_rows([], {}, {}, [], {})
+        try:
+            await store.commit(conn, empty, {(partition, checked), (UNSERVED + 99, 1)})
+            refused = set()
+        except fencing.Fenced as fenced:
+            refused = fenced.partitions
+        assert refused == ({UNSERVED + 99} if accepted else {partition, UNSERVED + 99})
 
 
 async def test_a_newer_claim_waits_for_a_commit_in_flight_and_refuses_the_next(pool):
@@ -53,9 +70,9 @@ async def test_a_newer_claim_waits_for_a_commit_in_flight_and_refuses_the_next(p
     async with pool.acquire() as old, pool.acquire() as new:
         await old.execute("DELETE FROM partition_fences WHERE partition = $1", partition)
         await fencing.claim(old, {partition: 1}, "old")
-        transaction = old.transaction()
+        transaction = old.transaction()  # holds the commit in flight, as a slow COMMIT would
         await transaction.start()
-        await fencing.check_fences(old, {(partition, 1)})
+        await store.commit(old, command(random_id("cmd")), {(partition, 1)})
         claiming = asyncio.create_task(fencing.claim(new, {partition: 2}, "new"))
         backend = new.get_server_pid()
         while not await pool.fetchval("SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1",
@@ -63,9 +80,10 @@ async def test_a_newer_claim_waits_for_a_commit_in_flight_and_refuses_the_next(p
             await asyncio.sleep(0.01)
         await transaction.commit()  # the commit in flight lands, before the handover
         assert await claiming == {}
+        late = random_id("cmd")
         with pytest.raises(fencing.Fenced):
-            async with old.transaction():
-                await fencing.check_fences(old, {(partition, 1)})
+            await store.commit(old, command(late), {(partition, 1)})
+        assert not await written(old, late)
 
 
 async def test_a_batch_under_a_superseded_epoch_is_refused_and_applied_once_by_the_holder(stack, merchant, redis,

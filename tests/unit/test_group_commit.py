@@ -5,14 +5,12 @@ lease epoch that is no longer the newest, fails alone: the batches committed bes
 from __future__ import annotations
 
 import asyncio
-import contextlib
 
 import asyncpg
 import pytest
 
-from actors import store
+from actors import fencing, store
 from actors.applier import BatchHooks
-from actors.fencing import Fenced
 from actors.group_commit import GroupCommit
 from actors.outcomes import Outcome
 
@@ -22,21 +20,17 @@ STALE = 3  # a partition whose lease went to another worker: PostgreSQL holds a 
 
 class Database:
     """A connection that takes a while to commit, refuses any statement holding a command named `bad`, and knows a
-    newer lease epoch of partition STALE than any batch holds."""
+    newer lease epoch of partition STALE than any batch holds: its statement fails as migration 034's guard fails."""
 
     def __init__(self) -> None:
         self.commits: list[list[str]] = []  # the commands of each statement that committed
 
-    @contextlib.asynccontextmanager
-    async def transaction(self):
-        yield
-
-    async def fetch(self, _sql: str, partitions: list[int], _epochs: list[int]) -> list[dict]:
-        return [{"partition": p} for p in partitions if p != STALE]
-
     async def execute(self, _sql: str, *columns: list) -> None:
         [commands] = [c for c in columns if c and isinstance(c[0], str) and c[0].startswith("cmd_")] or [[]]
+        [partitions, _epochs] = [c for c in columns if c and isinstance(c[0], int)]  # the batches' only numbers
         await asyncio.sleep(0.01)
+        if STALE in partitions:
+            raise asyncpg.PostgresError.new({"C": fencing.SQLSTATE, "M": "fenced", "D": str(STALE)})
         if any("bad" in command_id for command_id in commands):
             raise asyncpg.UniqueViolationError("duplicate key value")
         self.commits.append(sorted(commands))
@@ -52,7 +46,8 @@ async def lane(group: GroupCommit, db: Database, *command_ids: str, partition: i
         return "committed"
     except asyncpg.UniqueViolationError:
         return "refused"
-    except Fenced:
+    except fencing.Fenced as fenced:
+        assert fenced.partitions == {STALE}
         return "fenced"
 
 
