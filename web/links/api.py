@@ -7,7 +7,7 @@ from datetime import datetime
 import msgspec
 from aiohttp import web
 
-from common import money
+from common import bounds, money
 from common.clock import iso
 from common.config import Settings
 from contract import api as contract
@@ -67,11 +67,19 @@ def _price(link_in: PaymentLinkIn) -> dict[str, int | None]:
     return prices
 
 
+def storable_expiry(expires_at: datetime | None) -> None:
+    """A link's expiry is a time the service records (common.bounds), not one PostgreSQL's driver cannot convert."""
+    if expires_at is not None and not bounds.EARLIEST <= expires_at < bounds.LATEST:
+        raise ApiError(422, "expires_out_of_range",
+                       f"`expires_at` must lie between {bounds.EARLIEST.date()} and {bounds.LATEST.date()}.", "expires_at")
+
+
 def checked(link_in: PaymentLinkIn, now: datetime) -> dict:
     """The new link's columns, once its body keeps the rules the schema cannot say (the API's and the
     dashboard's form alike); a refusal names the field."""
     if link_in.expires_at is not None and link_in.expires_at <= now:
         raise ApiError(422, "expires_in_the_past", "`expires_at` must lie in the future.", "expires_at")
+    storable_expiry(link_in.expires_at)
     return dict(name=link_in.name, description=link_in.description, max_uses=link_in.max_uses,
                 expires_at=link_in.expires_at, **_price(link_in))
 
@@ -119,6 +127,7 @@ async def update_link(request: web.Request) -> web.Response:
     patch = await body(request, PaymentLinkPatchIn)
     changes = {name: value for name in patch.__struct_fields__
                if (value := getattr(patch, name)) is not msgspec.UNSET}
+    storable_expiry(changes.get("expires_at"))
 
     async def work(conn) -> web.Response:
         link = await link_of(request, conn, lock=True)

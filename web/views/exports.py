@@ -14,6 +14,7 @@ from contract.exports import ROWS
 from web.exports import formats
 from web.exports.reader import KINDS, Export, Reader
 from web import order_filters
+from web.instants import instant
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.route import Route
@@ -32,7 +33,7 @@ def export_of(request: web.Request, kind: str) -> tuple[Export, str]:
     fmt = query.get("format") or "csv"
     if fmt not in formats.FORMATS:
         raise ApiError(422, "invalid_format", "`format` must be csv or jsonl.", "format")
-    start, end = order_filters.instant(query.get("from"), "from"), order_filters.instant(query.get("to"), "to")
+    start, end = instant(query.get("from"), "from"), instant(query.get("to"), "to")
     if start is not None and end is not None and start >= end:
         raise ApiError(422, "invalid_range", "`from` must be before `to`.", "from")
     api_key = caller(request)
