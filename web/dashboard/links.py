@@ -26,7 +26,7 @@ async def _page(request: web.Request, code: int = 200, error: ApiError | None = 
                 entered: dict | None = None) -> web.Response:
     api_key = caller(request)
     async with ctx(request).pool.acquire() as conn:
-        found = await store.listing(conn, api_key.merchant_id, api_key.livemode, None, SHOWN)
+        found = await store.listing(conn, api_key.merchant_id, api_key.livemode, ctx(request).clock(), None, SHOWN)
         links = await api.answer(request, conn, found)
     shown = [{"link": link, "conversion": _conversion(link), "qr": qr.svg(link.url, "Payment link QR code")}
              for link in links]
@@ -58,13 +58,13 @@ async def create(request: web.Request) -> web.Response:
 
 
 async def _set_status(request: web.Request, status: str, said: str) -> web.Response:
-    api_key = caller(request)
+    api_key, now = caller(request), ctx(request).clock()
     async with ctx(request).pool.acquire() as conn, conn.transaction():
-        link = await store.get(conn, request.match_info["payment_link_id"], api_key.merchant_id, api_key.livemode,
-                               lock=True)
+        link = await store.get(conn, request.match_info["payment_link_id"], now, api_key.merchant_id,
+                               api_key.livemode, lock=True)
         if link is None:
             raise ApiError(404, "payment_link_not_found", "No such payment link.", "payment_link_id")
-        await store.update(conn, link, {"status": status}, ctx(request).clock())
+        await store.update(conn, link, {"status": status}, now)
     raise await done(request, request.path.rsplit("/", 2)[0], f"Payment link “{link.name}” {said}.")
 
 

@@ -98,7 +98,7 @@ async def create_link(request: web.Request) -> web.Response:
 
 async def link_of(request: web.Request, conn, *, lock: bool = False) -> store.PaymentLink:
     """The path's link, which must be the caller's merchant's and mode's (otherwise 404)."""
-    found = await store.get(conn, request.match_info["payment_link_id"], own_merchant_id(request),
+    found = await store.get(conn, request.match_info["payment_link_id"], ctx(request).clock(), own_merchant_id(request),
                             caller(request).livemode, lock=lock)
     if found is None:
         raise ApiError(404, "payment_link_not_found", "No such payment link.", "payment_link_id")
@@ -112,7 +112,7 @@ async def list_links(request: web.Request) -> web.Response:
     if status not in (None, store.ACTIVE, store.ARCHIVED):
         raise ApiError(422, "invalid_status", "`status` must be active or archived.", "status")
     async with ctx(request).pool.acquire() as conn:
-        links = await store.listing(conn, merchant_id, caller(request).livemode, page.before, page.limit + 1, status)
+        links = await store.listing(conn, merchant_id, caller(request).livemode, ctx(request).clock(), page.before, page.limit + 1, status)
         shown = await answer(request, conn, links[: page.limit])
     return respond(page.answer(LINK_LIST, shown, links, lambda link: (link.created_at, link.payment_link_id)))
 
