@@ -155,13 +155,26 @@ def cmd_keys(args) -> int:
     if args.action == "rotate-master":
         return cmd_rotate_master(args)
     settings = _with_database(settings_of(args))
-    change = merchants.roll if args.action == "roll" else merchants.add_key
-    pair = asyncio.run(_with_pool(settings, lambda pool, vault: change(pool, vault, args.merchant_id, args.live)))
+    pair = asyncio.run(_with_pool(settings, lambda pool, vault: _key_changed(pool, vault, args)))
     if pair is None:
         print(f"merchant {args.merchant_id} has no {'live' if args.live else 'test'} key", file=sys.stderr)
         return 1
     _print({"merchant_id": pair.merchant_id, "public_key": pair.public_key, "secret_key": pair.secret_key}, args.json)
     return 0
+
+
+async def _key_changed(pool, vault, args) -> merchants.KeyPair | None:
+    """`service keys create|roll`, on record in the merchant's audit log as the operator's."""
+    from common import audit
+    from common.clock import utcnow
+
+    change = merchants.roll if args.action == "roll" else merchants.add_key
+    pair = await change(pool, vault, args.merchant_id, args.live)
+    if pair is not None:
+        await audit.record(pool, pair.merchant_id, audit.Actor("operator", f"service keys {args.action}"),
+                           "api_key.rolled" if args.action == "roll" else "api_key.created", utcnow(),
+                           audit.Origin(), livemode=args.live, object_id=pair.public_key)
+    return pair
 
 
 def cmd_users(args) -> int:

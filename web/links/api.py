@@ -20,7 +20,7 @@ from web.links.bodies import PaymentLinkIn, PaymentLinkPatchIn
 from web.pagination import Page
 from web.render import respond
 from web.route import Route
-from web import idempotency
+from web import audit_trail, idempotency
 from web.views.merchants import own_merchant_id
 
 BASE = "/merchants/{merchant_id}/payment-links"
@@ -84,14 +84,34 @@ def checked(link_in: PaymentLinkIn, now: datetime) -> dict:
                 expires_at=link_in.expires_at, **_price(link_in))
 
 
+async def create(request: web.Request, conn, columns: dict) -> store.PaymentLink:
+    """The API's and the dashboard's one way to make a link, recorded in the audit log with it."""
+    api_key = caller(request)
+    link = await store.create(conn, api_key.merchant_id, api_key.livemode, ctx(request).clock(), **columns)
+    await audit_trail.record(request, "payment_link.created", db=conn, object_id=link.payment_link_id, details={
+        "name": link.name, "amount": _money(link.amount), "min_amount": _money(link.min_amount),
+        "max_amount": _money(link.max_amount), "max_uses": link.max_uses,
+        "expires_at": iso(link.expires_at) if link.expires_at else None})
+    return link
+
+
+async def update(request: web.Request, conn, link: store.PaymentLink, changes: dict) -> store.PaymentLink:
+    """The API's and the dashboard's one way to change a link; archiving or activating alone is recorded as such."""
+    changed = await store.update(conn, link, changes, ctx(request).clock())
+    action = {store.ARCHIVED: "payment_link.archived", store.ACTIVE: "payment_link.activated"}.get(
+        changes["status"], "payment_link.updated") if set(changes) == {"status"} else "payment_link.updated"
+    await audit_trail.record(request, action, db=conn, object_id=link.payment_link_id, details={"changed": {
+        name: iso(value) if isinstance(value, datetime) else value for name, value in changes.items()}})
+    return changed
+
+
+@audit_trail.records("payment_link.created")
 async def create_link(request: web.Request) -> web.Response:
-    merchant_id, api_key = own_merchant_id(request), caller(request)
-    now = ctx(request).clock()
-    columns = checked(await body(request, PaymentLinkIn), now)
+    own_merchant_id(request)
+    columns = checked(await body(request, PaymentLinkIn), ctx(request).clock())
 
     async def work(conn) -> web.Response:
-        link = await store.create(conn, merchant_id, api_key.livemode, now, **columns)
-        return respond((await answer(request, conn, [link]))[0], status=201)
+        return respond((await answer(request, conn, [await create(request, conn, columns)]))[0], status=201)
 
     return await idempotency.once(request, work)
 
@@ -122,6 +142,7 @@ async def get_link(request: web.Request) -> web.Response:
         return respond((await answer(request, conn, [await link_of(request, conn)]))[0])
 
 
+@audit_trail.records("payment_link.updated", "payment_link.archived", "payment_link.activated")
 async def update_link(request: web.Request) -> web.Response:
     own_merchant_id(request)
     patch = await body(request, PaymentLinkPatchIn)
@@ -134,7 +155,7 @@ async def update_link(request: web.Request) -> web.Response:
         if changes.get("max_uses") is not None and changes["max_uses"] < link.uses:
             raise ApiError(422, "max_uses_below_uses",
                            f"The link was used {link.uses} times already: `max_uses` cannot be lower.", "max_uses")
-        changed = await store.update(conn, link, changes, ctx(request).clock()) if changes else link
+        changed = await update(request, conn, link, changes) if changes else link
         return respond((await answer(request, conn, [changed]))[0])
 
     return await idempotency.once(request, work)
