@@ -37,10 +37,11 @@ def _with_database(settings: config.Settings) -> config.Settings:
     if started:
         print(f"service: no `service dev` runs on {data_dir}: this command starts the embedded PostgreSQL there and"
               " stops it when it ends (set SERVICE_DATA_DIR or DATABASE_URL to work elsewhere)", file=sys.stderr)
-    server, uri = start_postgres(data_dir)
+    embedded = start_postgres(data_dir)
     if started:
-        atexit.register(stop_postgres, server)
-    return msgspec.structs.replace(settings, database_url=uri, data_dir=str(data_dir))
+        atexit.register(stop_postgres, embedded.server)
+    return msgspec.structs.replace(settings, database_url=embedded.runtime_url, database_owner_url=embedded.owner_url,
+                                   data_dir=str(data_dir))
 
 
 def _dev_of(settings: config.Settings) -> dev_runs.DevRun | None:
@@ -87,7 +88,7 @@ _EMBEDDED: list[object] = []
 
 
 async def _with_pool(settings: config.Settings, work):
-    await db.migrate(settings.database_url)
+    await db.migrate(settings.migration_url(), settings.database_url)
     pool = await db.connect(settings.database_url, min_size=1, max_size=2)
     try:
         return await work(pool, wiring.vault(settings))
@@ -203,7 +204,7 @@ def cmd_users(args) -> int:
 
 def cmd_db(args) -> int:
     settings = _with_database(settings_of(args))
-    applied = asyncio.run(db.migrate(settings.database_url))
+    applied = asyncio.run(db.migrate(settings.migration_url(), settings.database_url))
     print("applied: " + (", ".join(applied) if applied else "nothing, schema is current"))
     return 0
 

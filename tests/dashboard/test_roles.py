@@ -7,8 +7,10 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import quote
 
+import asyncpg
 import pytest
 
+from tests.conftest import owner_url
 from tests.dashboard.support import Http, make_staff
 from tests.dashboard.test_access import actions, first_merchants_things, unchanged
 
@@ -107,7 +109,8 @@ async def _session_csrf(stack, role: str, staff) -> str:
 
 async def test_users_made_before_roles_are_owners(stack, merchant):
     migration = Path(__file__).resolve().parents[2] / "migrations" / "023_staff_roles_counter_sales_and_pin_locks.sql"
-    async with stack.pool.acquire() as conn:
+    conn = await asyncpg.connect(owner_url(stack.settings.database_url))  # migrations are the schema owner's to run
+    try:
         transaction = conn.transaction()
         await transaction.start()
         try:
@@ -121,6 +124,8 @@ async def test_users_made_before_roles_are_owners(stack, merchant):
             assert await conn.fetchval("SELECT role FROM staff_users WHERE user_id = 'usr_old'") == "owner"
         finally:
             await transaction.rollback()
+    finally:
+        await conn.close()
 
 
 @pytest.mark.parametrize(("role", "landing"), [("owner", "/dashboard/test/orders"),
