@@ -204,7 +204,11 @@ def cmd_users(args) -> int:
 
 def cmd_db(args) -> int:
     settings = _with_database(settings_of(args))
-    applied = asyncio.run(db.migrate(settings.migration_url(), settings.database_url))
+    try:
+        applied = asyncio.run(db.migrate(settings.migration_url(), settings.database_url))
+    except db.MigrationRefused as exc:
+        print(f"not migrated: {exc}", file=sys.stderr)
+        return 1
     print("applied: " + (", ".join(applied) if applied else "nothing, schema is current"))
     return 0
 

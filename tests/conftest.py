@@ -47,18 +47,23 @@ def owner_url(url: str) -> str:
     return _OWNER_URLS[url]
 
 
-@contextlib.asynccontextmanager
-async def database(name: str, admin_url: str = ADMIN_URL):
-    """A migrated database of this name on admin_url's server, dropped afterwards; yields the runtime role's URL
-    (admin_url's hosts and query, such as several hosts and target_session_attrs, with this database), the
-    admin's role owning its schema (owner_url). A connection of its own for each, since the server may have
-    failed over in between."""
+async def empty_database(name: str, admin_url: str = ADMIN_URL) -> None:
+    """A database of this name with nothing in it, and the runtime role on its server."""
     admin = await asyncpg.connect(admin_url)
     try:
         await admin.execute(f'CREATE DATABASE "{name}"')
         await db_roles.ensure_login_role(admin, RUNTIME_ROLE)
     finally:
         await admin.close()
+
+
+@contextlib.asynccontextmanager
+async def database(name: str, admin_url: str = ADMIN_URL):
+    """A migrated database of this name on admin_url's server, dropped afterwards; yields the runtime role's URL
+    (admin_url's hosts and query, such as several hosts and target_session_attrs, with this database), the
+    admin's role owning its schema (owner_url). A connection of its own for each, since the server may have
+    failed over in between."""
+    await empty_database(name, admin_url)
     base, _, query = admin_url.partition("?")
     owner = base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
     url = db_roles.as_role(owner, RUNTIME_ROLE)

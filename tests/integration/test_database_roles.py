@@ -6,10 +6,13 @@ processes; even the owner's UPDATE, DELETE and TRUNCATE still meet the trigger."
 
 from __future__ import annotations
 
+import secrets
+
 import asyncpg
 import pytest
 
-from tests.conftest import RUNTIME_ROLE, owner_url
+from common import db, db_roles
+from tests.conftest import ADMIN_URL, RUNTIME_ROLE, _admin, empty_database, owner_url
 
 REFUSED = [
     "UPDATE audit_events SET action = 'staff.removed'",
@@ -79,3 +82,28 @@ async def test_the_trigger_still_refuses_the_owner_a_change(stack, recorded, sta
         assert await _rows(conn, recorded) == before
     finally:
         await conn.close()
+
+
+async def test_migrations_are_the_owners_and_grant_the_runtime_role_its_share():
+    """On a database of nothing: the runtime role alone is refused (naming DATABASE_OWNER_URL), the owner applies
+    every migration and grants the runtime role reads and writes, and only INSERT and SELECT on the audit log."""
+    name = f"svc_roles_{secrets.token_hex(4)}"
+    await empty_database(name)
+    owner = ADMIN_URL.rsplit("/", 1)[0] + "/" + name
+    runtime = db_roles.as_role(owner, RUNTIME_ROLE)
+    try:
+        with pytest.raises(db.MigrationRefused, match="DATABASE_OWNER_URL"):
+            await db.migrate(runtime)
+        applied = await db.migrate(owner, runtime)
+        assert applied == [path.name for path in sorted(db.MIGRATIONS.glob("*.sql"))]
+        assert await db.migrate(runtime) == []  # current: the runtime role finds nothing to do
+        conn = await asyncpg.connect(runtime)
+        try:
+            assert await conn.fetchval("SELECT has_table_privilege('orders', 'UPDATE')")
+            assert await conn.fetchval("SELECT has_table_privilege('audit_events', 'INSERT')")
+            assert not await conn.fetchval("SELECT has_table_privilege('audit_events', 'UPDATE')")
+            assert not await conn.fetchval("SELECT has_table_privilege('audit_events', 'TRUNCATE')")
+        finally:
+            await conn.close()
+    finally:
+        await _admin(ADMIN_URL, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
