@@ -83,3 +83,26 @@ async def test_a_payment_link_expiry_outside_the_records_is_refused_naming_it(sh
     assert status == 201
     status, body = await client.patch(f"{base}/{link['payment_link_id']}", {"expires_at": moment})
     assert status == 422 and body["error"]["param"] == "expires_at", body
+
+
+@pytest.mark.parametrize("value", ["0001-01-01T00:00", "9999-12-31T23:59", "2999-01-01T00:00"])
+async def test_the_dashboards_payment_link_form_refuses_an_expiry_outside_the_records(shop, stack, value):
+    staff, _, http = shop
+    csrf = await stack.pool.fetchval("SELECT s.csrf_token FROM dashboard_sessions s JOIN staff_users u USING (user_id)"
+                                     " WHERE u.email = $1 ORDER BY s.created_at DESC LIMIT 1", staff.email)
+    status, text, _ = await http.post("/test/payment-links", {"csrf": csrf, "name": "Far", "amount": "1.00",
+                                                              "expires_at": value})
+    assert status == 422 and "expires_at" in text, (status, text[-2000:])
+
+
+@pytest.mark.parametrize("value", [*PAST, *FUTURE])
+async def test_redelivering_failed_deliveries_since_any_time_answers(shop, value):
+    staff, _, _ = shop
+    client = staff.client
+    base = f"/b2b/v1/merchants/{client.merchant_id}/webhook-endpoints"
+    status, endpoint = await client.post(base, {"url": "http://127.0.0.1:9/bounds"})
+    assert status == 201
+    moment = value if "T" in value else f"{value}T00:00:00Z"
+    status, body = await client.post(f"{base}/{endpoint['id']}/redeliver", {"failed_since": moment})
+    assert status == 202 and body["delivery_ids"] == [], body
+    assert (await client.call("DELETE", f"{base}/{endpoint['id']}"))[0] == 200
