@@ -5,7 +5,13 @@ of change the audit log gained through the API and the dashboard and find its ro
 
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
+
 from common import audit
+from testkit.signed import Signed
 from tests.integration.helpers import quick
 
 MUTATING = ("POST", "PUT", "PATCH", "DELETE")
@@ -102,3 +108,21 @@ async def test_changes_made_with_a_key_are_recorded_and_a_live_reader_sees_both_
     seen_by_test = {e["id"] for e in await _log(merchant)}
     assert seen_by_test == {e["id"] for e in everything if e["livemode"] is not True}
     assert len(seen_by_test) == len(everything) - 3
+
+
+def _service(stack, *args: str) -> dict:
+    env = dict(os.environ, DATABASE_URL=stack.settings.database_url, SERVICE_MASTER_KEY=stack.settings.master_key)
+    run = subprocess.run([sys.executable, "-m", "service", *args, "--json"], env=env, capture_output=True, text=True,
+                         timeout=120)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout)
+
+
+async def test_keys_made_and_rolled_on_the_server_are_on_record_as_the_operators(stack, merchant):
+    live = _service(stack, "keys", "create", merchant.merchant_id, "--live")
+    rolled = _service(stack, "keys", "roll", merchant.merchant_id)
+    reader = Signed(stack.http, stack.base_url, live["public_key"], live["secret_key"], merchant.merchant_id)
+    found = {(e["action"], e["object_id"]): e for e in await _log(reader)}
+    made = found[("api_key.created", live["public_key"])]
+    assert (made["actor"], made["livemode"]) == ({"type": "operator", "id": "service keys create", "email": None}, True)
+    assert found[("api_key.rolled", rolled["public_key"])]["livemode"] is False
