@@ -50,13 +50,14 @@ class Totals(msgspec.Struct, frozen=True):
     amount_paid: int = 0  # micro-USD received by the link's orders, less nothing: refunds show on the orders
 
 
-_STORED = ", ".join(name for name in PaymentLink.__struct_fields__ if name != "uses")
+_STORED_NAMES = [name for name in PaymentLink.__struct_fields__ if name != "uses"]
+_STORED = ", ".join(_STORED_NAMES)
 
 
 def _columns(at: str, table: str = "") -> str:
     """The link's columns, its uses at the time in parameter `at` ("$2") among them."""
     col = f"{table}." if table else ""
-    return ", ".join([*(col + name for name in _STORED.split(", ")), f"payment_link_uses({col}payment_link_id, {at}) AS uses"])
+    return ", ".join([*(col + name for name in _STORED_NAMES), f"payment_link_uses({col}payment_link_id, {at}) AS uses"])
 
 
 def _link(row: asyncpg.Record) -> PaymentLink:
