@@ -146,9 +146,10 @@ async def test_every_kind_of_dashboard_change_is_recorded_naming_its_mode(stack,
         for action in ("archive", "activate"):
             assert (await http.post(f"/live/payment-links/{link}/{action}", {"csrf": csrf}))[0] == 303
         assert (await http.get("/test/exports/payments?format=csv"))[0] == 200
-        assert (await http.post("/team/invitations", {"csrf": csrf, "email": "x@example.com", "role": "manager"}))[0] == 201
+        invited = f"invited+{client.merchant_id}@example.com"
+        assert (await http.post("/team/invitations", {"csrf": csrf, "email": invited, "role": "manager"}))[0] == 201
         invitation = await stack.pool.fetchval("SELECT invitation_id FROM staff_invitations WHERE email = $1",
-                                               "x@example.com")
+                                               invited)
         assert (await http.post(f"/team/invitations/{invitation}/revoke", {"csrf": csrf}))[0] == 303
         assert (await http.post("/test/notifications/choices", {"csrf": csrf}))[0] == 303
         assert (await post_json(http, "/app/pin", {"password": PASSWORD, "pin": "2468"}, csrf))[0] == 200

@@ -118,7 +118,7 @@ async def test_a_role_change_applies_to_the_open_session_at_once(stack, merchant
         await http.close()
     [event] = await _audit(merchant, "?action=staff.role_changed")
     assert event["details"] == {"email": manager.email, "from": "manager", "to": "cashier"}
-    assert event["livemode"] is False  # made with the test key, and the row says so
+    assert event["livemode"] is True  # made with the live key, and the row says so
 
 
 async def test_a_removed_user_is_signed_out_at_once_and_cannot_sign_in(stack, merchant):

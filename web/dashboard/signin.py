@@ -142,6 +142,7 @@ async def signed_in_redirect(request: web.Request, user: users.StaffUser, next_p
 
 
 @signed_in(Can.SIGN_OUT)
+@audit_trail.records("staff.signed_in")
 async def switch(request: web.Request) -> web.StreamResponse:
     """Into another of the person's memberships: a new session there, with its own role, and this one ended."""
     posted = await decoding.posted_form(request)
