@@ -47,6 +47,22 @@ def owner_url(url: str) -> str:
     return _OWNER_URLS[url]
 
 
+@contextlib.asynccontextmanager
+async def owner_transaction(url: str):
+    """A transaction of the schema's owner on the database `database` made (`url`: its runtime role's), rolled back
+    at the end: for the tests that replay a migration on rows as they were before it."""
+    conn = await asyncpg.connect(owner_url(url))
+    try:
+        transaction = conn.transaction()
+        await transaction.start()
+        try:
+            yield conn
+        finally:
+            await transaction.rollback()
+    finally:
+        await conn.close()
+
+
 async def empty_database(name: str, admin_url: str = ADMIN_URL) -> None:
     """A database of this name with nothing in it, and the runtime role on its server."""
     admin = await asyncpg.connect(admin_url)
