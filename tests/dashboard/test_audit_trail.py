@@ -49,7 +49,7 @@ async def test_refund_actions_name_who_did_them_from_the_api_and_the_dashboard(s
     assert (await client.post(f"/b2b/v1/refunds/{by_staff}/cancel", {}))[0] == 200
 
     done = {(e["action"], e["object_id"]): e for e in await _events(client)}
-    api, owner = {"type": "api_key", "id": client.public_key, "email": None}, staff.email
+    api, owner = {"type": "api_key", "actor_id": client.public_key, "id": client.public_key, "email": None}, staff.email
     assert done[("refund.issued", by_api)]["actor"] == api
     assert done[("refund.issued", pending[0])]["details"]["flow"] == "customer"
     assert done[("refund_link.created", link["token"])]["actor"] == api
@@ -158,8 +158,8 @@ async def test_every_kind_of_dashboard_change_is_recorded_naming_its_mode(stack,
     finally:
         await http.close()
 
-    owner = {"type": "staff", "id": await stack.pool.fetchval("SELECT user_id FROM staff_users WHERE email = $1",
-                                                              staff.email), "email": staff.email}
+    user_id = await stack.pool.fetchval("SELECT user_id FROM staff_users WHERE email = $1", staff.email)
+    owner = {"type": "staff", "actor_id": user_id, "id": user_id, "email": staff.email}
     live = await stack.other_mode(client, True)  # made after the dashboard's live key: a reader of the live mode
     found = {}
     for event in await _events(live):

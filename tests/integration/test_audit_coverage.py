@@ -82,7 +82,7 @@ async def test_changes_made_with_a_key_are_recorded_and_a_live_reader_sees_both_
     by_action = {}
     for event in everything:
         by_action.setdefault(event["action"], []).append(event)
-    test_key = {"type": "api_key", "id": merchant.public_key, "email": None}
+    test_key = {"type": "api_key", "actor_id": merchant.public_key, "id": merchant.public_key, "email": None}
     for action in ("webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.disabled",
                    "webhook_endpoint.enabled", "webhook_endpoint.secret_rolled", "webhook_endpoint.redelivered",
                    "webhook_endpoint.deleted", "payment_link.updated", "payment_link.archived",
@@ -91,7 +91,7 @@ async def test_changes_made_with_a_key_are_recorded_and_a_live_reader_sees_both_
         assert (event["actor"], event["livemode"]) == (test_key, False), event
     for action in ("staff.invited", "staff.invitation_revoked"):
         [event] = by_action[action]
-        assert (event["actor"]["id"], event["livemode"]) == (live.public_key, True), event
+        assert (event["actor"]["actor_id"], event["livemode"]) == (live.public_key, True), event
     assert by_action["webhook_endpoint.updated"][0]["details"] == {"changed": {"description": "ops"}}
     assert by_action["webhook_endpoint.created"][0]["details"]["url"] == "http://127.0.0.1:9/hooks"
     raw = str(await stack.pool.fetch("SELECT * FROM audit_events WHERE merchant_id = $1", merchant.merchant_id))
@@ -124,5 +124,5 @@ async def test_keys_made_and_rolled_on_the_server_are_on_record_as_the_operators
     reader = Signed(stack.http, stack.base_url, live["public_key"], live["secret_key"], merchant.merchant_id)
     found = {(e["action"], e["object_id"]): e for e in await _log(reader)}
     made = found[("api_key.created", live["public_key"])]
-    assert (made["actor"], made["livemode"]) == ({"type": "operator", "id": "service keys create", "email": None}, True)
+    assert (made["actor"]["type"], made["actor"]["actor_id"], made["livemode"]) == ("operator", "service keys create", True)
     assert found[("api_key.rolled", rolled["public_key"])]["livemode"] is False
