@@ -13,13 +13,20 @@ ACTIONS = (
     "staff.signed_in", "staff.sign_in_failed", "staff.invited", "staff.role_changed", "staff.removed",
     "refund.issued", "refund.approved", "refund.rejected", "refund.canceled", "refund_link.created",
     "settings.changed", "api_key.rolled", "card_account.changed", "pin.locked_out", "sale.created",
+    "staff.invitation_revoked", "pin.set", "notifications.changed", "api_key.created",
+    "refund.retried", "refund.transaction_submitted",
+    "webhook_endpoint.created", "webhook_endpoint.updated", "webhook_endpoint.enabled", "webhook_endpoint.disabled",
+    "webhook_endpoint.secret_rolled", "webhook_endpoint.deleted", "webhook_endpoint.test_sent",
+    "webhook_endpoint.redelivered",
+    "payment_link.created", "payment_link.updated", "payment_link.archived", "payment_link.activated",
+    "export.downloaded",
 )
 MAX_USER_AGENT = 512  # a header is the client's to fill: enough to tell browsers apart, not a place to store a book
 
 
 class Actor(msgspec.Struct, frozen=True):
-    type: str  # "staff" or "api_key"
-    id: str  # the user id or the API key's public key
+    type: str  # "staff", "api_key" or "operator" (a `service` command on the server)
+    id: str  # the user id, the API key's public key, or the operator command
     email: str | None = None
 
 
@@ -75,15 +82,16 @@ def _event(row) -> AuditEvent:
 async def page(db, merchant_id: str, *, livemode: bool | None = None, actor: str | None = None,
                action: str | None = None, created_gte: datetime | None = None, created_lt: datetime | None = None,
                before: tuple[datetime, str] | None = None, limit: int = 20) -> list[AuditEvent]:
-    """Newest first. With `livemode`, that mode's events and the team's own (which have none); `before` is the
-    (created_at, event_id) the previous page ended at."""
+    """Newest first. `livemode` is the reader's mode: live (True) or no mode (None) reads every event, test
+    (False) the test mode's and those of no mode, never the live mode's; `before` is the (created_at, event_id)
+    the previous page ended at."""
     where, args = ["merchant_id = $1"], [merchant_id]
 
     def add(clause: str, value) -> None:
         args.append(value)
         where.append(clause.replace("?", f"${len(args)}"))
 
-    if livemode is not None:
+    if livemode is False:
         add("(livemode IS NULL OR livemode = ?)", livemode)
     if actor is not None:
         add("actor_id = ?", actor)

@@ -13,6 +13,9 @@ class ConfigError(Exception):
 
 class Settings(msgspec.Struct, frozen=True, kw_only=True):
     database_url: str = ""
+    # The role that owns the schema and runs the migrations; DATABASE_URL's role then owns nothing and may only add
+    # to the audit log (docs/operations.md, Database roles). Unset: DATABASE_URL's role migrates as well.
+    database_owner_url: str = ""
     # A statement of a long-running process unanswered this long fails as the database being away (common/db.py).
     database_timeout_s: float = 10.0
     redis_url: str = ""
@@ -57,6 +60,9 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
     smtp_url: str = ""
     mail_from: str = ""
 
+    def migration_url(self) -> str:
+        return self.database_owner_url or self.database_url
+
     def public_base(self) -> str:
         return self.base_url or f"http://{self.host}:{self.port}"
 
@@ -66,6 +72,7 @@ class Settings(msgspec.Struct, frozen=True, kw_only=True):
 
 _ENV = {
     "database_url": "DATABASE_URL",
+    "database_owner_url": "DATABASE_OWNER_URL",
     "database_timeout_s": "DATABASE_TIMEOUT_S",
     "redis_url": "REDIS_URL",
     "redis_prefix": "REDIS_PREFIX",

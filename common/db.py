@@ -10,7 +10,7 @@ from pathlib import Path
 
 import asyncpg
 
-from common import backoff, faults, metrics
+from common import backoff, db_roles, faults, metrics
 
 log = logging.getLogger(__name__)
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
@@ -157,27 +157,47 @@ async def _work_while_held(conn: asyncpg.Connection, stop: asyncio.Event, what: 
         conn.terminate()  # a silent one too: whatever it held server-side goes with it
 
 
-async def migrate(url: str) -> list[str]:
-    """Apply every migration not yet applied; returns the names applied now."""
+class MigrationRefused(Exception):
+    """A migration the connecting role may not apply (the runtime role, which owns nothing)."""
+
+
+async def migrate(url: str, runtime_url: str | None = None) -> list[str]:
+    """Apply every migration not yet applied, as the role of `url` (the owner); returns the names applied now.
+    With `runtime_url`, the role it connects as (when another) is granted what the processes need, and no more
+    on the audit log (common/db_roles.py)."""
     conn = await connect_one(url)
     try:
         await conn.execute("SELECT pg_advisory_lock($1)", _LOCK)
-        await conn.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations"
-            " (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        done = {r["name"] for r in await conn.fetch("SELECT name FROM schema_migrations")}
-        applied = []
-        for path in sorted(MIGRATIONS.glob("*.sql")):
-            if path.name in done:
-                continue
-            async with conn.transaction():
-                await conn.execute(path.read_text())
-                await conn.execute("INSERT INTO schema_migrations (name) VALUES ($1)", path.name)
-            applied.append(path.name)
+        try:
+            applied = await _apply(conn)
+        except asyncpg.InsufficientPrivilegeError as exc:
+            raise MigrationRefused(f"{exc}: migrations run as the schema's owner, set DATABASE_OWNER_URL"
+                                   " (docs/operations.md, Database roles)") from exc
+        if runtime_url is not None:
+            runtime = await db_roles.role_of(runtime_url)
+            if runtime != await conn.fetchval("SELECT current_user"):
+                await db_roles.grant_runtime(conn, runtime)
         return applied
     finally:
         await conn.close()
+
+
+async def _apply(conn: asyncpg.Connection) -> list[str]:
+    # Looked up first: the runtime role, which may create no table, can still find the schema current.
+    if await conn.fetchval("SELECT to_regclass('schema_migrations')") is None:
+        await conn.execute(
+            "CREATE TABLE schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+    done = {r["name"] for r in await conn.fetch("SELECT name FROM schema_migrations")}
+    applied = []
+    for path in sorted(MIGRATIONS.glob("*.sql")):
+        if path.name in done:
+            continue
+        async with conn.transaction():
+            await conn.execute(path.read_text())
+            await conn.execute("INSERT INTO schema_migrations (name) VALUES ($1)", path.name)
+        applied.append(path.name)
+    return applied
 
 
 async def missing_migrations(conn: asyncpg.Connection) -> list[str]:

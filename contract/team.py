@@ -42,8 +42,8 @@ class InvitationRevoked(msgspec.Struct, kw_only=True):
 
 
 class AuditActor(msgspec.Struct, kw_only=True):
-    type: Literal["staff", "api_key"]
-    actor_id: str  # the staff user's id or the API key's public key
+    type: Literal["staff", "api_key", "operator"]
+    actor_id: str  # the staff user's id, the API key's public key, or the `service` command an operator ran
     id: deprecated_alias("actor_id")
     email: str | None
 

@@ -28,11 +28,12 @@ def cmd_dev(args) -> int:
         return 1
     data_dir = Path(settings.data_dir).resolve()
     env = dict(os.environ, PORT=str(settings.port), SERVICE_DATA_DIR=str(data_dir))
-    postgres = None
+    # The processes connect as the runtime role; only the migration below uses the owner's URL.
+    postgres, owner_url = None, env.pop("DATABASE_OWNER_URL", None) or settings.database_url
     if not settings.database_url:
         from service.embedded import start_postgres
 
-        postgres, env["DATABASE_URL"] = start_postgres(data_dir)
+        postgres, owner_url, env["DATABASE_URL"] = start_postgres(data_dir)
     if not settings.redis_url:
         from service.embedded import start_redis
 
@@ -43,7 +44,7 @@ def cmd_dev(args) -> int:
     announced = dev_runs.announce(dev_runs.DevRun(pid=os.getpid(), port=settings.port, data_dir=str(data_dir),
                                                   database_url=env["DATABASE_URL"], redis_url=env["REDIS_URL"]))
     try:
-        return _run_dev(args, settings, data_dir, env)
+        return _run_dev(args, settings, data_dir, env, owner_url)
     finally:
         dev_runs.withdraw(announced)
         if postgres is not None:
@@ -52,7 +53,7 @@ def cmd_dev(args) -> int:
             stop_postgres(postgres)
 
 
-def _run_dev(args, settings: config.Settings, data_dir: Path, env: dict[str, str]) -> int:
+def _run_dev(args, settings: config.Settings, data_dir: Path, env: dict[str, str], owner_url: str) -> int:
     """The processes of `service dev`, until Ctrl-C or SIGTERM or one of them ends."""
     stand_ins = []
     if not os.environ.get("STRIPE_API_BASE"):
@@ -63,7 +64,7 @@ def _run_dev(args, settings: config.Settings, data_dir: Path, env: dict[str, str
             stand_ins.append(stand_in.process)
             env["STRIPE_API_BASE"], env["STRIPE_JS_URL"] = stand_in.api_base, stand_in.js_url
             print(f"dev: card payments in test mode through localstripe at {stand_in.api_base}", flush=True)
-    print("dev: " + asyncio.run(_migrate_report(env["DATABASE_URL"])), flush=True)
+    print("dev: " + asyncio.run(_migrate_report(owner_url, env["DATABASE_URL"])), flush=True)
     master_keys(settings.master_key, str(data_dir))
     watchers = [f"watch --family {family}" for family in FAMILIES]
     names = ["actors"] * args.workers + ["scheduler", "webhooks", "cards"] + watchers
@@ -101,8 +102,8 @@ def _run_dev(args, settings: config.Settings, data_dir: Path, env: dict[str, str
     return 1
 
 
-async def _migrate_report(url: str) -> str:
-    applied = await db.migrate(url)
+async def _migrate_report(owner_url: str, runtime_url: str) -> str:
+    applied = await db.migrate(owner_url, runtime_url)
     return "migrations applied: " + (", ".join(applied) if applied else "none needed")
 
 

@@ -3,6 +3,7 @@ setup."""
 
 from __future__ import annotations
 
+import asyncio
 import importlib.util
 import os
 import signal
@@ -14,7 +15,10 @@ import time
 from pathlib import Path
 from typing import NamedTuple
 
+import asyncpg
 import psutil
+
+from common import db_roles
 
 
 def _free_port() -> int:
@@ -44,7 +48,17 @@ def postgres_runs(data_dir: Path) -> bool:
     return psutil.pid_exists(pid)
 
 
-def start_postgres(data_dir: Path) -> tuple[object, str]:
+# The embedded server's runtime role: the processes connect as it, the superuser pgserver makes owns the schema.
+RUNTIME_ROLE = "service"
+
+
+class EmbeddedPostgres(NamedTuple):
+    server: object
+    owner_url: str  # the superuser's: it migrates
+    runtime_url: str  # RUNTIME_ROLE's: every process connects as it
+
+
+def start_postgres(data_dir: Path) -> EmbeddedPostgres:
     runtime_dir()
     import pgserver
 
@@ -52,7 +66,17 @@ def start_postgres(data_dir: Path) -> tuple[object, str]:
     # cleanup_mode None: the server outlives this process; `service dev` stops its own when it ends
     # (stop_postgres), and so does an operator command that had to start one.
     server = pgserver.get_server(str(data_dir / "postgres"), cleanup_mode=None)
-    return server, server.get_uri()
+    owner = server.get_uri()
+    asyncio.run(_make_runtime_role(owner))
+    return EmbeddedPostgres(server, owner, db_roles.as_role(owner, RUNTIME_ROLE))
+
+
+async def _make_runtime_role(owner_url: str) -> None:
+    conn = await asyncpg.connect(owner_url)
+    try:
+        await db_roles.ensure_login_role(conn, RUNTIME_ROLE)
+    finally:
+        await conn.close()
 
 
 def stop_postgres(server) -> None:

@@ -37,10 +37,11 @@ def _with_database(settings: config.Settings) -> config.Settings:
     if started:
         print(f"service: no `service dev` runs on {data_dir}: this command starts the embedded PostgreSQL there and"
               " stops it when it ends (set SERVICE_DATA_DIR or DATABASE_URL to work elsewhere)", file=sys.stderr)
-    server, uri = start_postgres(data_dir)
+    embedded = start_postgres(data_dir)
     if started:
-        atexit.register(stop_postgres, server)
-    return msgspec.structs.replace(settings, database_url=uri, data_dir=str(data_dir))
+        atexit.register(stop_postgres, embedded.server)
+    return msgspec.structs.replace(settings, database_url=embedded.runtime_url, database_owner_url=embedded.owner_url,
+                                   data_dir=str(data_dir))
 
 
 def _dev_of(settings: config.Settings) -> dev_runs.DevRun | None:
@@ -87,7 +88,7 @@ _EMBEDDED: list[object] = []
 
 
 async def _with_pool(settings: config.Settings, work):
-    await db.migrate(settings.database_url)
+    await db.migrate(settings.migration_url(), settings.database_url)
     pool = await db.connect(settings.database_url, min_size=1, max_size=2)
     try:
         return await work(pool, wiring.vault(settings))
@@ -155,13 +156,26 @@ def cmd_keys(args) -> int:
     if args.action == "rotate-master":
         return cmd_rotate_master(args)
     settings = _with_database(settings_of(args))
-    change = merchants.roll if args.action == "roll" else merchants.add_key
-    pair = asyncio.run(_with_pool(settings, lambda pool, vault: change(pool, vault, args.merchant_id, args.live)))
+    pair = asyncio.run(_with_pool(settings, lambda pool, vault: _key_changed(pool, vault, args)))
     if pair is None:
         print(f"merchant {args.merchant_id} has no {'live' if args.live else 'test'} key", file=sys.stderr)
         return 1
     _print({"merchant_id": pair.merchant_id, "public_key": pair.public_key, "secret_key": pair.secret_key}, args.json)
     return 0
+
+
+async def _key_changed(pool, vault, args) -> merchants.KeyPair | None:
+    """`service keys create|roll`, on record in the merchant's audit log as the operator's."""
+    from common import audit
+    from common.clock import utcnow
+
+    change = merchants.roll if args.action == "roll" else merchants.add_key
+    pair = await change(pool, vault, args.merchant_id, args.live)
+    if pair is not None:
+        await audit.record(pool, pair.merchant_id, audit.Actor("operator", f"service keys {args.action}"),
+                           "api_key.rolled" if args.action == "roll" else "api_key.created", utcnow(),
+                           audit.Origin(), livemode=args.live, object_id=pair.public_key)
+    return pair
 
 
 def cmd_users(args) -> int:
@@ -190,7 +204,11 @@ def cmd_users(args) -> int:
 
 def cmd_db(args) -> int:
     settings = _with_database(settings_of(args))
-    applied = asyncio.run(db.migrate(settings.database_url))
+    try:
+        applied = asyncio.run(db.migrate(settings.migration_url(), settings.database_url))
+    except db.MigrationRefused as exc:
+        print(f"not migrated: {exc}", file=sys.stderr)
+        return 1
     print("applied: " + (", ".join(applied) if applied else "nothing, schema is current"))
     return 0
 

@@ -15,7 +15,7 @@ from aiohttp.test_utils import TestServer
 from cryptography.fernet import Fernet
 
 from actors.worker import Worker
-from common import config, db, merchants
+from common import config, db, db_roles, merchants
 from common.secrets import Vault
 from streams.names import Keys
 from tests.support import mailbox
@@ -36,18 +36,58 @@ async def _admin(admin_url: str, statement: str) -> None:
         await admin.close()
 
 
+# The role every test's service connects as, as in production: it owns nothing, and may only add to and read the
+# audit log (common/db_roles.py). Made once per server; the databases' owner is the admin URL's role.
+RUNTIME_ROLE = "svc_runtime"
+_OWNER_URLS: dict[str, str] = {}
+
+
+def owner_url(url: str) -> str:
+    """The owner's URL of a database `database` made (its runtime role's URL given)."""
+    return _OWNER_URLS[url]
+
+
+@contextlib.asynccontextmanager
+async def owner_transaction(url: str):
+    """A transaction of the schema's owner on the database `database` made (`url`: its runtime role's), rolled back
+    at the end: for the tests that replay a migration on rows as they were before it."""
+    conn = await asyncpg.connect(owner_url(url))
+    try:
+        transaction = conn.transaction()
+        await transaction.start()
+        try:
+            yield conn
+        finally:
+            await transaction.rollback()
+    finally:
+        await conn.close()
+
+
+async def empty_database(name: str, admin_url: str = ADMIN_URL) -> None:
+    """A database of this name with nothing in it, and the runtime role on its server."""
+    admin = await asyncpg.connect(admin_url)
+    try:
+        await admin.execute(f'CREATE DATABASE "{name}"')
+        await db_roles.ensure_login_role(admin, RUNTIME_ROLE)
+    finally:
+        await admin.close()
+
+
 @contextlib.asynccontextmanager
 async def database(name: str, admin_url: str = ADMIN_URL):
-    """A migrated database of this name on admin_url's server, dropped afterwards; yields its URL (admin_url's
-    hosts and query, such as several hosts and target_session_attrs, with this database). A connection of its
-    own for each, since the server may have failed over in between."""
-    await _admin(admin_url, f'CREATE DATABASE "{name}"')
+    """A migrated database of this name on admin_url's server, dropped afterwards; yields the runtime role's URL
+    (admin_url's hosts and query, such as several hosts and target_session_attrs, with this database), the
+    admin's role owning its schema (owner_url). A connection of its own for each, since the server may have
+    failed over in between."""
+    await empty_database(name, admin_url)
     base, _, query = admin_url.partition("?")
-    url = base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
+    owner = base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
+    url = db_roles.as_role(owner, RUNTIME_ROLE)
+    _OWNER_URLS[url] = owner
     try:
         for _ in range(50):  # on a replicated server the first host asked may be a replica that has not replayed it yet
             try:
-                await db.migrate(url)
+                await db.migrate(owner, url)
                 break
             except asyncpg.InvalidCatalogNameError:
                 await asyncio.sleep(0.1)
@@ -55,6 +95,7 @@ async def database(name: str, admin_url: str = ADMIN_URL):
             raise AssertionError(f"database {name} never became reachable")
         yield url
     finally:
+        _OWNER_URLS.pop(url, None)
         await _admin(admin_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 

@@ -6,17 +6,15 @@ consecutive ranges ([March 1, April 1), [April 1, May 1)) never count an order t
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
-from datetime import datetime, timezone
+from datetime import datetime
 from typing import NamedTuple
 
 from actors.statuses import OrderStatus
 from web.errors import ApiError
+from web.instants import instant
 
 NAMES = ("status", "created_gte", "created_lt", "paid_gte", "paid_lt")
-# A `+` of an offset sent unencoded in a query string arrives as a space.
-_SPACED_OFFSET = re.compile(r"T(.*) (\d{2}(:?\d{2})?)$")
 
 
 class OrderFilter(NamedTuple):
@@ -25,18 +23,6 @@ class OrderFilter(NamedTuple):
     created_lt: datetime | None = None
     paid_gte: datetime | None = None
     paid_lt: datetime | None = None
-
-
-def instant(text: str | None, param: str) -> datetime | None:
-    """An ISO 8601 time from a query parameter (None when absent or empty), aware and in UTC."""
-    if not text:
-        return None
-    try:
-        moment = datetime.fromisoformat(_SPACED_OFFSET.sub(r"T\1+\2", text.strip()))
-    except ValueError:
-        raise ApiError(422, "invalid_time", f"`{param}` must be an ISO 8601 time such as 2026-03-01T00:00:00Z.",
-                       param) from None
-    return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
 
 
 def parse(query: Mapping[str, str]) -> OrderFilter:

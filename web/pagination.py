@@ -9,6 +9,7 @@ from typing import TypeVar
 from aiohttp import web
 
 from web.errors import ApiError
+from web.instants import within_records
 
 L = TypeVar("L")
 
@@ -20,7 +21,7 @@ def cursor(created_at: datetime, object_id: str) -> str:
 def parse_cursor(text: str) -> tuple[datetime, str]:
     try:
         stamp, object_id = base64.urlsafe_b64decode(text.encode()).decode().split("|", 1)
-        return datetime.fromisoformat(stamp), object_id
+        return within_records(datetime.fromisoformat(stamp)), object_id
     except (ValueError, UnicodeDecodeError):
         raise ApiError(422, "invalid_cursor", "`cursor` is not a cursor this API returned.", "cursor") from None
 

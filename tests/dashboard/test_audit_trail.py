@@ -49,7 +49,7 @@ async def test_refund_actions_name_who_did_them_from_the_api_and_the_dashboard(s
     assert (await client.post(f"/b2b/v1/refunds/{by_staff}/cancel", {}))[0] == 200
 
     done = {(e["action"], e["object_id"]): e for e in await _events(client)}
-    api, owner = {"type": "api_key", "id": client.public_key, "email": None}, staff.email
+    api, owner = {"type": "api_key", "actor_id": client.public_key, "id": client.public_key, "email": None}, staff.email
     assert done[("refund.issued", by_api)]["actor"] == api
     assert done[("refund.issued", pending[0])]["details"]["flow"] == "customer"
     assert done[("refund_link.created", link["token"])]["actor"] == api
@@ -119,3 +119,63 @@ async def test_sign_ins_sales_and_a_pin_lockout_are_recorded(stack, staff):
     assert by_action["sale.created"]["details"] == {"amount": "4.20"}
     assert by_action["pin.locked_out"]["actor"]["email"].startswith("cashier+")
     assert by_action["pin.locked_out"]["livemode"] is None
+
+
+async def test_every_kind_of_dashboard_change_is_recorded_naming_its_mode(stack, staff):
+    """Webhook endpoints, payment links, exports, a revoked invitation, notification choices, a PIN and a key, each
+    changed from the dashboard, are each one row naming the owner and the mode the page was in; the log page
+    shows both modes' rows, each with its mode."""
+    client = staff.client
+    await paid_order(client, "2.00")
+    _, listing = await client.get("/b2b/v1/events?limit=1")
+    event_id = listing["data"][0]["id"]
+    http = Http(staff.dashboard)
+    try:
+        await http.sign_in(staff)
+        csrf = await _csrf(stack, staff.email)
+        assert (await http.post("/test/webhooks", {"csrf": csrf, "url": "http://127.0.0.1:9/dash"}))[0] == 200
+        _, hooks = await client.get(f"/b2b/v1/merchants/{client.merchant_id}/webhook-endpoints")
+        [hook] = [h["id"] for h in hooks["data"]]
+        for action in ("disable", "enable", "roll-secret", "test"):
+            assert (await http.post(f"/test/webhooks/{hook}/{action}", {"csrf": csrf}))[0] in (200, 303), action
+        assert (await http.post(f"/test/webhooks/{hook}/redeliver", {"csrf": csrf, "event_id": event_id}))[0] == 303
+        assert (await http.post(f"/test/webhooks/{hook}/delete", {"csrf": csrf}))[0] == 303
+        assert (await http.post("/live/payment-links", {"csrf": csrf, "name": "Scones", "amount": "4.00"}))[0] == 303
+        link = await stack.pool.fetchval("SELECT payment_link_id FROM payment_links WHERE merchant_id = $1",
+                                         client.merchant_id)
+        for action in ("archive", "activate"):
+            assert (await http.post(f"/live/payment-links/{link}/{action}", {"csrf": csrf}))[0] == 303
+        assert (await http.get("/test/exports/payments?format=csv"))[0] == 200
+        invited = f"invited+{client.merchant_id}@example.com"
+        assert (await http.post("/team/invitations", {"csrf": csrf, "email": invited, "role": "manager"}))[0] == 201
+        invitation = await stack.pool.fetchval("SELECT invitation_id FROM staff_invitations WHERE email = $1",
+                                               invited)
+        assert (await http.post(f"/team/invitations/{invitation}/revoke", {"csrf": csrf}))[0] == 303
+        assert (await http.post("/test/notifications/choices", {"csrf": csrf}))[0] == 303
+        assert (await post_json(http, "/app/pin", {"password": PASSWORD, "pin": "2468"}, csrf))[0] == 200
+        assert (await http.post("/live/settings/api-key", {"csrf": csrf}))[0] == 200
+        _, page = await http.get("/audit")
+    finally:
+        await http.close()
+
+    user_id = await stack.pool.fetchval("SELECT user_id FROM staff_users WHERE email = $1", staff.email)
+    owner = {"type": "staff", "actor_id": user_id, "id": user_id, "email": staff.email}
+    live = await stack.other_mode(client, True)  # made after the dashboard's live key: a reader of the live mode
+    found = {}
+    for event in await _events(live):
+        found.setdefault(event["action"], []).append(event)
+    expected = {
+        "webhook_endpoint.created": False, "webhook_endpoint.disabled": False, "webhook_endpoint.enabled": False,
+        "webhook_endpoint.secret_rolled": False, "webhook_endpoint.test_sent": False,
+        "webhook_endpoint.redelivered": False, "webhook_endpoint.deleted": False, "payment_link.created": True,
+        "payment_link.archived": True, "payment_link.activated": True, "export.downloaded": False,
+        "staff.invited": None, "staff.invitation_revoked": None, "notifications.changed": False, "pin.set": None,
+        "api_key.created": True,
+    }
+    for action, mode in expected.items():
+        [event] = found[action]
+        assert (event["actor"], event["livemode"]) == (owner, mode), event
+    assert found["export.downloaded"][0]["details"]["rows"] == 1
+    assert found["webhook_endpoint.redelivered"][0]["details"] == {"event_id": event_id, "deliveries": 1}
+    shown = page.split('data-testid="audit-mode">')[1:]
+    assert {m.split("<")[0] for m in shown} == {"live", "test", "account"}

@@ -12,6 +12,7 @@ import pytest
 from playwright.async_api import expect
 
 from common import users
+from tests.conftest import owner_transaction
 from tests.dashboard.support import PASSWORD, SIZES, Http, make_staff
 from web.dashboard import sessions
 
@@ -162,33 +163,28 @@ async def test_existing_users_are_carried_over_one_account_per_address(stack):
     """030 on rows as they were: an address removed at one merchant and current at another becomes one account
     with the current member's password; every row keeps its id and names that account."""
     a, b = await stack.merchant("Before A"), await stack.merchant("Before B")
-    async with stack.pool.acquire() as conn:
-        transaction = conn.transaction()
-        await transaction.start()
-        try:
-            await conn.execute(
-                "DROP INDEX staff_users_membership; DROP INDEX staff_users_email;"
-                " ALTER TABLE staff_users ADD COLUMN password_hash text, DROP COLUMN account_id;"
-                " DROP TABLE staff_accounts; CREATE INDEX staff_users_email ON staff_users (email)"
-                " WHERE removed_at IS NULL; UPDATE staff_users SET password_hash = 'h'")  # as before 030
-            await conn.executemany(
-                "INSERT INTO staff_users (user_id, merchant_id, email, password_hash, role, removed_at, created_at)"
-                " VALUES ($1, $2, $3, $4, 'owner', $5, now() - $6 * interval '1 day')", [
-                    ("usr_gone", a.merchant_id, "moved@example.com", "old-hash", stack.clock(), 2),
-                    ("usr_here", b.merchant_id, "moved@example.com", "current-hash", None, 3),
-                    ("usr_solo", a.merchant_id, "solo@example.com", "solo-hash", None, 1)])
-            await conn.execute(MIGRATION.read_text())
-            rows = await conn.fetch("SELECT u.user_id, a.email, a.password_hash FROM staff_users u"
-                                    " JOIN staff_accounts a USING (account_id) WHERE u.user_id = ANY($1::text[])",
-                                    ["usr_gone", "usr_here", "usr_solo"])
-            carried = {r["user_id"]: (r["email"], r["password_hash"]) for r in rows}
-            assert carried == {"usr_gone": ("moved@example.com", "current-hash"),
-                               "usr_here": ("moved@example.com", "current-hash"),
-                               "usr_solo": ("solo@example.com", "solo-hash")}
-            assert await conn.fetchval("SELECT count(DISTINCT account_id) FROM staff_users"
-                                       " WHERE email = 'moved@example.com'") == 1
-        finally:
-            await transaction.rollback()
+    async with owner_transaction(stack.settings.database_url) as conn:  # a migration is the schema owner's to run
+        await conn.execute(
+            "DROP INDEX staff_users_membership; DROP INDEX staff_users_email;"
+            " ALTER TABLE staff_users ADD COLUMN password_hash text, DROP COLUMN account_id;"
+            " DROP TABLE staff_accounts; CREATE INDEX staff_users_email ON staff_users (email)"
+            " WHERE removed_at IS NULL; UPDATE staff_users SET password_hash = 'h'")  # as before 030
+        await conn.executemany(
+            "INSERT INTO staff_users (user_id, merchant_id, email, password_hash, role, removed_at, created_at)"
+            " VALUES ($1, $2, $3, $4, 'owner', $5, now() - $6 * interval '1 day')", [
+                ("usr_gone", a.merchant_id, "moved@example.com", "old-hash", stack.clock(), 2),
+                ("usr_here", b.merchant_id, "moved@example.com", "current-hash", None, 3),
+                ("usr_solo", a.merchant_id, "solo@example.com", "solo-hash", None, 1)])
+        await conn.execute(MIGRATION.read_text())
+        rows = await conn.fetch("SELECT u.user_id, a.email, a.password_hash FROM staff_users u"
+                                " JOIN staff_accounts a USING (account_id) WHERE u.user_id = ANY($1::text[])",
+                                ["usr_gone", "usr_here", "usr_solo"])
+        carried = {r["user_id"]: (r["email"], r["password_hash"]) for r in rows}
+        assert carried == {"usr_gone": ("moved@example.com", "current-hash"),
+                           "usr_here": ("moved@example.com", "current-hash"),
+                           "usr_solo": ("solo@example.com", "solo-hash")}
+        assert await conn.fetchval("SELECT count(DISTINCT account_id) FROM staff_users"
+                                   " WHERE email = 'moved@example.com'") == 1
 
 
 async def test_the_app_names_the_merchant_and_switches_to_another(stack, two_shops, clients, browser):

@@ -9,6 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.conftest import owner_transaction
 from tests.dashboard.support import Http, make_staff
 from tests.dashboard.test_access import actions, first_merchants_things, unchanged
 
@@ -107,20 +108,15 @@ async def _session_csrf(stack, role: str, staff) -> str:
 
 async def test_users_made_before_roles_are_owners(stack, merchant):
     migration = Path(__file__).resolve().parents[2] / "migrations" / "023_staff_roles_counter_sales_and_pin_locks.sql"
-    async with stack.pool.acquire() as conn:
-        transaction = conn.transaction()
-        await transaction.start()
-        try:
-            await conn.execute("DROP TABLE counter_sales; ALTER TABLE staff_users DROP COLUMN role, DROP COLUMN pin_hash;"
-                               " ALTER TABLE dashboard_sessions DROP COLUMN locked, DROP COLUMN pin_failures")  # before 023
-            await conn.execute("INSERT INTO staff_accounts (account_id, email, password_hash)"
-                               " VALUES ('acc_old', 'old@example.com', 'x')")
-            await conn.execute("INSERT INTO staff_users (user_id, account_id, merchant_id, email)"
-                               " VALUES ('usr_old', 'acc_old', $1, 'old@example.com')", merchant.merchant_id)
-            await conn.execute(migration.read_text())
-            assert await conn.fetchval("SELECT role FROM staff_users WHERE user_id = 'usr_old'") == "owner"
-        finally:
-            await transaction.rollback()
+    async with owner_transaction(stack.settings.database_url) as conn:  # migrations are the schema owner's to run
+        await conn.execute("DROP TABLE counter_sales; ALTER TABLE staff_users DROP COLUMN role, DROP COLUMN pin_hash;"
+                           " ALTER TABLE dashboard_sessions DROP COLUMN locked, DROP COLUMN pin_failures")  # before 023
+        await conn.execute("INSERT INTO staff_accounts (account_id, email, password_hash)"
+                           " VALUES ('acc_old', 'old@example.com', 'x')")
+        await conn.execute("INSERT INTO staff_users (user_id, account_id, merchant_id, email)"
+                           " VALUES ('usr_old', 'acc_old', $1, 'old@example.com')", merchant.merchant_id)
+        await conn.execute(migration.read_text())
+        assert await conn.fetchval("SELECT role FROM staff_users WHERE user_id = 'usr_old'") == "owner"
 
 
 @pytest.mark.parametrize(("role", "landing"), [("owner", "/dashboard/test/orders"),

@@ -11,6 +11,7 @@ import asyncio
 import json
 
 import aiohttp
+import asyncpg
 import msgspec
 import pytest
 from aiohttp.test_utils import TestServer
@@ -18,6 +19,7 @@ from aiohttp.test_utils import TestServer
 from bench.peer import MODES, init_peer
 from common.ids import random_id
 from common.merchants import create
+from tests.conftest import RUNTIME_ROLE, owner_url
 from tests.integration.helpers import QUICK, USDT, pay, quick
 from testkit.signed import Signed
 
@@ -26,9 +28,19 @@ REFUND_TO = "0x1111111111111111111111111111111111111111"
 
 @pytest.fixture(params=MODES)
 async def peer(request, settings, stack):
+    """The rival runs as the schema's owner, since it makes a schema of its own, which the service's role may not;
+    the test reads that schema as the service's role."""
+    owner = owner_url(settings.database_url)
     # 50 ms: the requests a test sends together meet in one batch even on a busy machine.
-    server = TestServer(init_peer(settings, pool_size=4, mode=request.param, window_ms=50))
+    server = TestServer(init_peer(msgspec.structs.replace(settings, database_url=owner), pool_size=4,
+                                  mode=request.param, window_ms=50))
     await server.start_server()
+    conn = await asyncpg.connect(owner)
+    try:
+        await conn.execute(f"GRANT USAGE ON SCHEMA peer TO {RUNTIME_ROLE};"
+                           f" GRANT SELECT ON ALL TABLES IN SCHEMA peer TO {RUNTIME_ROLE}")
+    finally:
+        await conn.close()
     async with aiohttp.ClientSession() as http:
         pair = await create(stack.pool, stack.vault, "Peer Coffee")
         yield Signed(http, str(server.make_url("")).rstrip("/"), pair.public_key, pair.secret_key, pair.merchant_id)

@@ -13,11 +13,13 @@ import asyncio
 import time
 from urllib.parse import urlparse
 
+import asyncpg
 import pytest
 import redis.asyncio as aioredis
 
+from common import db_roles
 from streams.names import Keys
-from tests.conftest import REDIS_URL
+from tests.conftest import REDIS_URL, RUNTIME_ROLE, owner_url
 from tests.integration.helpers import pay
 from tests.integration.test_refunds_api import DEST
 from tests.support.blackhole import Blackhole
@@ -41,6 +43,17 @@ BEGIN
 END $$;
 CREATE TRIGGER drill_commit AFTER UPDATE ON partition_fences FOR EACH ROW EXECUTE FUNCTION drill_commit();
 """
+
+
+async def _log_commits(url: str) -> None:
+    """The log and its trigger, made by the schema's owner (the processes' role may create neither), the log
+    granted to the processes' role."""
+    conn = await asyncpg.connect(owner_url(url))
+    try:
+        await conn.execute(_LOG_COMMITS)
+        await db_roles.grant_runtime(conn, RUNTIME_ROLE)
+    finally:
+        await conn.close()
 
 
 async def answered(client, path: str, body: dict, key: str, failed: list[int]) -> dict:
@@ -70,7 +83,7 @@ async def test_a_worker_cut_off_from_redis_never_commits_beside_the_holder(cut_t
     async with Blackhole(redis_url.hostname, redis_url.port or 6379) as proxy, \
             deployment(REDIS_URL, ("web", "actors"), output=tmp_path, env={"LEASE_TTL_MS": str(TTL_MS)}) \
             as (procs, client, pool):
-        await pool.execute(_LOG_COMMITS)
+        await _log_commits(procs.env["DATABASE_URL"])
         procs.start("actors-cut", "actors",
                     env={"REDIS_URL": redis_url._replace(netloc=f"127.0.0.1:{proxy.port}").geturl()})
         keys = Keys(procs.env["REDIS_PREFIX"], int(procs.env["PARTITIONS"]))

@@ -7,12 +7,13 @@ import asyncio
 import re
 import secrets
 from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
 
 import msgspec
 import pytest
 from streams.names import Keys
 from tests.conftest import running
-from tests.integration.helpers import order, pay, until
+from tests.integration.helpers import expire_due, order, pay, until
 
 HOSTILE = '<script>alert("x")</script><img src=x onerror=alert(1)>'
 
@@ -35,9 +36,11 @@ async def buy(stack, link: dict, **form) -> tuple[int, str, str | None]:
 
 
 async def _uses(stack, link: dict) -> tuple[int, int]:
+    """The link's uses now, and every order it ever made."""
     row = await stack.pool.fetchrow(
-        "SELECT uses, (SELECT count(*) FROM payment_link_orders WHERE payment_link_id = $1) AS orders"
-        " FROM payment_links WHERE payment_link_id = $1", link["payment_link_id"])
+        "SELECT payment_link_uses($1, $2) AS uses,"
+        " (SELECT count(*) FROM payment_link_orders WHERE payment_link_id = $1) AS orders",
+        link["payment_link_id"], stack.clock())
     return row["uses"], row["orders"]
 
 
@@ -159,13 +162,55 @@ async def test_a_buyer_entered_amount_within_the_range_makes_the_order(stack, me
     assert (await order(merchant, row["order_id"]))["amount"] == "42.10"
 
 
-async def test_the_use_limit_holds_under_concurrent_buyers(stack, merchant):
+async def _rush(stack, link: dict, buyers: int = 20) -> list[str]:
+    """`buyers` buyers choosing to pay at once: the orders those who got through made (the others were told 410)."""
+    results = await asyncio.gather(*(buy(stack, link) for _ in range(buyers)))
+    assert sorted({status for status, _, _ in results}) in ([303], [410], [303, 410]), results
+    keys = [location.rsplit("/", 1)[1] for status, _, location in results if status == 303]
+    return [await stack.pool.fetchval("SELECT order_id FROM checkout_sessions WHERE session_key = $1", key)
+            for key in keys]
+
+
+async def _paid(stack, merchant, order_id: str) -> None:
+    assert (await pay(merchant, order_id, "2.00"))[0] == 201
+    assert (await until(merchant, order_id, lambda o: o["status"] == "PAID"))["status"] == "PAID"
+
+
+async def _link_orders(stack, link: dict) -> dict[str, int]:
+    rows = await stack.pool.fetch("SELECT o.status, count(*) FROM payment_link_orders l JOIN orders o USING (order_id)"
+                                  " WHERE l.payment_link_id = $1 GROUP BY o.status", link["payment_link_id"])
+    return {r["status"]: r["count"] for r in rows}
+
+
+async def test_uses_are_paid_orders_and_open_sessions_under_concurrent_buyers(stack, merchant, monkeypatch):
+    """Unpaid orders hold a use only while their session is open: a canceled order and a session the scheduler
+    expired give theirs back, and so does a session whose time ran out before any sweep; at no point do 20 buyers
+    at once get past max_uses, and the link ends with exactly max_uses paid orders."""
+    # The merchant signs at the stack's time, which this test moves past a session's life.
+    monkeypatch.setattr("testkit.signed.time", SimpleNamespace(time=lambda: stack.clock().timestamp()))
     link = await make(merchant, amount="2.00", max_uses=3)
-    results = await asyncio.gather(*(buy(stack, link) for _ in range(12)))
-    statuses = sorted(status for status, _, _ in results)
-    assert statuses == [303] * 3 + [410] * 9
-    assert await _uses(stack, link) == (3, 3)
-    assert await stack.pool.fetchval("SELECT count(*) FROM orders WHERE merchant_id = $1", merchant.merchant_id) == 3
+    first = await _rush(stack, link)
+    assert len(first) == 3 and await _uses(stack, link) == (3, 3)
+    await _paid(stack, merchant, first[0])
+    assert (await merchant.patch(f"/b2b/v1/orders/{first[1]}/cancel", {}))[0] == 200
+    assert await _uses(stack, link) == (2, 3)
+    assert await expire_due(stack, stack.settings.session_ttl_s + 1) >= 1
+    await until(merchant, first[2], lambda o: o["status"] == "CANCELED")
+    assert await _uses(stack, link) == (1, 3)
+
+    second = await _rush(stack, link)
+    assert len(second) == 2 and await _uses(stack, link) == (3, 5)
+    await _paid(stack, merchant, second[0])
+    stack.clock.advance(stack.settings.session_ttl_s + 1)  # second[1]'s session runs out; no sweep has run yet
+    assert await _uses(stack, link) == (2, 5)
+
+    third = await _rush(stack, link)
+    assert len(third) == 1
+    await _paid(stack, merchant, third[0])
+    assert await _rush(stack, link) == []
+    assert (await _link_orders(stack, link))["PAID"] == 3
+    status, read = await merchant.get(f"{links_path(merchant)}/{link['payment_link_id']}")
+    assert (read["uses"], read["orders"], read["paid_orders"], read["unavailable_reason"]) == (3, 6, 3, "used_up")
     async with stack.http.get(f"{stack.base_url}/l/{link['payment_link_id']}") as resp:
         assert resp.status == 410 and 'data-reason="used_up"' in await resp.text()
 

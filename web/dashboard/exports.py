@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from web import audit_trail
+
 from web.dashboard.guard import signed_in
 from common.roles import Can
 # The module, not its names: web/views/exports.py reaches this package (exports/rows.py reads display names).
@@ -13,15 +15,18 @@ from web.views import exports as api_exports
 
 
 @signed_in(Can.SEE_ORDERS, json=True)
+@audit_trail.records("export.downloaded")
 async def orders(request: web.Request) -> web.StreamResponse:
     return await api_exports.stream(request, "orders")
 
 
 @signed_in(Can.SEE_ORDERS, json=True)
+@audit_trail.records("export.downloaded")
 async def payments(request: web.Request) -> web.StreamResponse:
     return await api_exports.stream(request, "payments")
 
 
 @signed_in(Can.REFUND, json=True)
+@audit_trail.records("export.downloaded")
 async def refunds(request: web.Request) -> web.StreamResponse:
     return await api_exports.stream(request, "refunds")

@@ -10,7 +10,7 @@ import secrets
 from aiohttp import web
 
 from common import invitations, merchants, users
-from web import decoding
+from web import audit_trail, decoding
 from web.context import ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import check_csrf
@@ -49,6 +49,7 @@ async def invite_page(request: web.Request) -> web.Response:
     return await _form(request, found, request.cookies.get(SIGNIN_COOKIE) or secrets.token_urlsafe(24))
 
 
+@audit_trail.records("staff.signed_in")
 async def accept(request: web.Request) -> web.Response:
     found = await _usable(request)
     if isinstance(found, web.Response):

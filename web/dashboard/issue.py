@@ -5,7 +5,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from actors.rules import CARD
-from web import bodies, decoding, lookups
+from web import audit_trail, bodies, decoding, lookups
 from web.context import caller
 from web.dashboard import keys, site
 from web.dashboard.guard import done, form, signed_in
@@ -39,6 +39,7 @@ def _refund_body(order_id: str, posted: dict) -> bodies.RefundIn:
 
 
 @signed_in(Can.REFUND)
+@audit_trail.records("refund.issued", "refund_link.created")
 async def issue(request: web.Request) -> web.Response:
     order_id, merchant_id = request.match_info["order_id"], caller(request).merchant_id
     posted = await form(request)

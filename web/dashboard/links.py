@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web import decoding
+from web import audit_trail, decoding
 from web.context import caller, ctx
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import problem, render
@@ -26,7 +26,7 @@ async def _page(request: web.Request, code: int = 200, error: ApiError | None = 
                 entered: dict | None = None) -> web.Response:
     api_key = caller(request)
     async with ctx(request).pool.acquire() as conn:
-        found = await store.listing(conn, api_key.merchant_id, api_key.livemode, None, SHOWN)
+        found = await store.listing(conn, api_key.merchant_id, api_key.livemode, ctx(request).clock(), None, SHOWN)
         links = await api.answer(request, conn, found)
     shown = [{"link": link, "conversion": _conversion(link), "qr": qr.svg(link.url, "Payment link QR code")}
              for link in links]
@@ -40,9 +40,10 @@ async def links_page(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.SHARE_LINKS)
+@audit_trail.records("payment_link.created")
 async def create(request: web.Request) -> web.Response:
     entered = await form(request)
-    api_key, now = caller(request), ctx(request).clock()
+    now = ctx(request).clock()
     fields = dict(entered)
     if "max_uses" in fields:
         fields["max_uses"] = int(fields["max_uses"]) if fields["max_uses"].isdigit() else fields["max_uses"]
@@ -52,27 +53,29 @@ async def create(request: web.Request) -> web.Response:
         columns = api.checked(decoding.convert(fields, PaymentLinkIn), now)
     except ApiError as refused:
         return await _page(request, 422, refused, entered)
-    async with ctx(request).pool.acquire() as conn:
-        link = await store.create(conn, api_key.merchant_id, api_key.livemode, now, **columns)
+    async with ctx(request).pool.acquire() as conn, conn.transaction():
+        link = await api.create(request, conn, columns)
     raise await done(request, request.path, f"Payment link “{link.name}” created.")
 
 
 async def _set_status(request: web.Request, status: str, said: str) -> web.Response:
-    api_key = caller(request)
+    api_key, now = caller(request), ctx(request).clock()
     async with ctx(request).pool.acquire() as conn, conn.transaction():
-        link = await store.get(conn, request.match_info["payment_link_id"], api_key.merchant_id, api_key.livemode,
-                               lock=True)
+        link = await store.get(conn, request.match_info["payment_link_id"], now, api_key.merchant_id,
+                               api_key.livemode, lock=True)
         if link is None:
             raise ApiError(404, "payment_link_not_found", "No such payment link.", "payment_link_id")
-        await store.update(conn, link, {"status": status}, ctx(request).clock())
+        await api.update(request, conn, link, {"status": status})
     raise await done(request, request.path.rsplit("/", 2)[0], f"Payment link “{link.name}” {said}.")
 
 
 @signed_in(Can.SHARE_LINKS)
+@audit_trail.records("payment_link.archived")
 async def archive(request: web.Request) -> web.Response:
     return await _set_status(request, store.ARCHIVED, "archived: buyers can no longer pay through it")
 
 
 @signed_in(Can.SHARE_LINKS)
+@audit_trail.records("payment_link.activated")
 async def activate(request: web.Request) -> web.Response:
     return await _set_status(request, store.ACTIVE, "active again")

@@ -29,6 +29,7 @@ def _pin(pin: str) -> None:
 
 
 @signed_in(Can.SIGN_OUT, json=True)
+@audit_trail.records("pin.set")
 async def set_pin(request: web.Request) -> web.Response:
     """The password is asked again, and counted against the sign-in limits: a session left open must not let
     anyone set a PIN, nor try passwords here that the sign-in form would have stopped."""
@@ -44,10 +45,12 @@ async def set_pin(request: web.Request) -> web.Response:
         await count_failure(c, staff.email, ip)
         raise ApiError(403, "password_wrong", "The password is wrong.", "password")
     await users.set_pin(c.pool, staff.user_id, posted.pin)
+    await audit_trail.record(request, "pin.set", object_id=staff.user_id)
     return _ok(pin=True)
 
 
 @signed_in(Can.SIGN_OUT, json=True)
+@audit_trail.records_nothing(audit_trail.OWN_SESSION)
 async def lock(request: web.Request) -> web.Response:
     c, staff = ctx(request), request[keys.STAFF]
     if not await users.has_pin(c.pool, staff.user_id):
@@ -57,6 +60,7 @@ async def lock(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.SIGN_OUT, json=True, while_locked=True)
+@audit_trail.records("pin.locked_out")
 async def unlock(request: web.Request) -> web.Response:
     c, staff = ctx(request), request[keys.STAFF]
     pin = decoding.decode(await request.read(), bodies.UnlockIn).pin
@@ -66,6 +70,6 @@ async def unlock(request: web.Request) -> web.Response:
         return _ok(locked=False)
     left = await sessions.count_pin_failure(c.pool, staff, MAX_PIN_FAILURES)
     if left == 0:
-        await audit_trail.record(request, "pin.locked_out", object_id=staff.user_id, moded=False)
+        await audit_trail.record(request, "pin.locked_out", object_id=staff.user_id)
         raise ApiError(401, "signed_out", "Five wrong PINs: you are signed out. Sign in again with your password.")
     raise ApiError(403, "pin_wrong", f"The PIN is wrong: {left} tries left.", "pin", tries_left=left)

@@ -7,6 +7,7 @@ from aiohttp import web
 
 from common.clock import iso
 from notify import kinds, store
+from web import audit_trail
 from web.context import ctx
 from web.dashboard import keys
 from web.dashboard.guard import done, form, signed_in
@@ -35,6 +36,7 @@ async def page(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.SIGN_OUT)
+@audit_trail.records_nothing(audit_trail.OWN_READING)
 async def read(request: web.Request) -> web.Response:
     """One notification read (`notification_id`), or all of them; then back to the list, or to where it points."""
     posted = await form(request)
@@ -47,12 +49,15 @@ async def read(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.SIGN_OUT)
+@audit_trail.records("notifications.changed")
 async def choose(request: web.Request) -> web.Response:
     """The settings form: a box per kind offered to the role; an unticked box is a choice too."""
     posted = await form(request)
     staff = request[keys.STAFF]
-    await store.choose(ctx(request).pool, staff.user_id,
-                       {k: posted.get(k.value) == "on" for k in kinds.offered(staff.role)})
+    chosen = {k: posted.get(k.value) == "on" for k in kinds.offered(staff.role)}
+    await store.choose(ctx(request).pool, staff.user_id, chosen)
+    await audit_trail.record(request, "notifications.changed", object_id=staff.user_id,
+                             details={"chosen": {k.value: on for k, on in chosen.items()}})
     raise await done(request, f"{request.app[keys.PREFIX]}/{request.match_info['mode']}/notifications",
                      "Your notification choices are saved.")
 
@@ -68,6 +73,7 @@ async def app_list(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.SIGN_OUT, json=True)
+@audit_trail.records_nothing(audit_trail.OWN_READING)
 async def app_read(request: web.Request) -> web.Response:
     body = await request.json() if request.can_read_body else {}
     notification_id = body.get("notification_id") if isinstance(body, dict) else None

@@ -8,7 +8,7 @@ from aiohttp import web
 
 from actors import messages as m
 from common import money
-from web import bodies, decoding, lookups
+from web import audit_trail, bodies, decoding, lookups
 from web.context import ctx
 from web.dashboard import display, keys
 from web.dashboard.guard import done, form, signed_in
@@ -61,6 +61,7 @@ async def refund_screen(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.REFUND)
+@audit_trail.records("refund.transaction_submitted")
 async def submit_tx(request: web.Request) -> web.Response:
     posted = await form(request)
     try:
@@ -92,6 +93,7 @@ def _back(request: web.Request, posted: dict) -> str:
 
 
 @signed_in(Can.REFUND)
+@audit_trail.records("refund.approved")
 async def approve(request: web.Request) -> web.Response:
     posted = await form(request)
     refund = await refunds.review(request, _approve)
@@ -99,6 +101,7 @@ async def approve(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.REFUND)
+@audit_trail.records("refund.retried")
 async def retry(request: web.Request) -> web.Response:
     """A card refund the provider refused, sent to the provider once more."""
     posted = await form(request)
@@ -111,6 +114,7 @@ async def retry(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.REFUND)
+@audit_trail.records("refund.rejected")
 async def reject(request: web.Request) -> web.Response:
     posted = await form(request)
     reason = decoding.convert({"reason": posted.get("reason")}, bodies.RejectIn).reason

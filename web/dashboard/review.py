@@ -9,7 +9,7 @@ from aiohttp import web
 
 from actors.views import stored_view
 from actors.statuses import TokenStatus
-from web import bodies, decoding
+from web import audit_trail, bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, keys, site
 from web.dashboard.guard import done, form, signed_in
@@ -75,6 +75,7 @@ def _back(request: web.Request) -> str:
 
 
 @signed_in(Can.REFUND)
+@audit_trail.records("refund.canceled")
 async def cancel_token(request: web.Request) -> web.Response:
     note = decoding.convert({"reason": (await form(request)).get("reason")}, bodies.TokenCancelIn).reason
     token = await refund_requests.cancel(request, note)
@@ -82,6 +83,7 @@ async def cancel_token(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.REFUND)
+@audit_trail.records("refund_link.created")
 async def approve_renewal(request: web.Request) -> web.Response:
     """The new link replaces the old one; the buyer's page never shows it, so the merchant is shown it to send."""
     renewed = await refund_requests.renew(request, None, site.TOKEN_TTL_S)

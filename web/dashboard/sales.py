@@ -61,6 +61,7 @@ async def _sale(request: web.Request, order_id: str) -> dict:
 
 
 @signed_in(Can.SELL, json=True)
+@audit_trail.records("sale.created")
 async def sell(request: web.Request) -> web.Response:
     sale = decoding.decode(await request.read(), bodies.SaleIn)
     order = await orders.create(request, bodies.QuickSessionIn(amount=sale.amount, external_ref=sale.external_ref),

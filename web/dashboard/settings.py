@@ -57,6 +57,7 @@ async def settings_page(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.CONFIGURE)
+@audit_trail.records("settings.changed")
 async def save_refunds(request: web.Request) -> web.Response:
     posted = await decoding.posted_form(request)
     change = decoding.convert({"auto_approve_customer_refunds": posted.get("auto_approve") == "on"}, bodies.SettingsIn)
@@ -65,6 +66,7 @@ async def save_refunds(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.CONFIGURE)
+@audit_trail.records("settings.changed")
 async def save_addresses(request: web.Request) -> web.Response:
     """Every network of the mode at once: a field left empty removes that network's address."""
     posted = await decoding.posted_form(request)
@@ -94,6 +96,7 @@ async def _change_card(request: web.Request, card: dict | None, saved: str) -> w
 
 
 @signed_in(Can.CONFIGURE)
+@audit_trail.records("card_account.changed")
 async def connect_card(request: web.Request) -> web.Response:
     posted = await decoding.posted_form(request)
     card = {"provider": "stripe", **{field: str(posted.get(field, "")).strip()
@@ -102,18 +105,20 @@ async def connect_card(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.CONFIGURE)
+@audit_trail.records("card_account.changed")
 async def disconnect_card(request: web.Request) -> web.Response:
     await decoding.posted_form(request)
     return await _change_card(request, None, "Card account disconnected.")
 
 
 @signed_in(Can.CONFIGURE)
+@audit_trail.records("api_key.rolled", "api_key.created")
 async def roll_key(request: web.Request) -> web.Response:
     """A new secret key, shown in this answer only; the old one stops working within seconds (web.auth's cache)."""
     api_key, c = caller(request), ctx(request)
     have = await _api_key(request)
     change = merchants.roll if have else merchants.add_key
     pair = await change(c.pool, c.vault, api_key.merchant_id, api_key.livemode)
-    await audit_trail.record(request, "api_key.rolled", object_id=pair.public_key,
+    await audit_trail.record(request, "api_key.rolled" if have else "api_key.created", object_id=pair.public_key,
                              details={"rolled": bool(have)})
     return await page(request, secret_key=pair.secret_key)

@@ -90,6 +90,7 @@ async def signin_page(request: web.Request) -> web.Response:
     return _form(request, nonce, next_path=_next(request, request.query.get("next")))
 
 
+@audit_trail.records("staff.signed_in", "staff.sign_in_failed")
 async def signin(request: web.Request) -> web.Response:
     c = ctx(request)
     nonce = request.cookies.get(SIGNIN_COOKIE, "")
@@ -141,6 +142,7 @@ async def signed_in_redirect(request: web.Request, user: users.StaffUser, next_p
 
 
 @signed_in(Can.SIGN_OUT)
+@audit_trail.records("staff.signed_in")
 async def switch(request: web.Request) -> web.StreamResponse:
     """Into another of the person's memberships: a new session there, with its own role, and this one ended."""
     posted = await decoding.posted_form(request)
@@ -154,6 +156,7 @@ async def switch(request: web.Request) -> web.StreamResponse:
 
 
 @signed_in(Can.SIGN_OUT, while_locked=True)
+@audit_trail.records_nothing(audit_trail.OWN_SESSION)
 async def signout(request: web.Request) -> web.StreamResponse:
     await sessions.end(ctx(request).pool, request[keys.STAFF])
     redirect = web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin")

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from web import audit_trail
+
 from common import invitations, users
 from web.context import caller, ctx
 from web.dashboard import keys
@@ -44,6 +46,7 @@ async def _change(request: web.Request, work, values: dict | None = None):
 
 
 @signed_in(Can.MANAGE_TEAM)
+@audit_trail.records("staff.invited")
 async def invite(request: web.Request) -> web.Response:
     """The link is shown in this answer only (the service keeps its hash), and mailed when mail is configured."""
     posted = await form(request)
@@ -58,16 +61,18 @@ async def invite(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.MANAGE_TEAM)
+@audit_trail.records("staff.invitation_revoked")
 async def revoke(request: web.Request) -> web.Response:
     await form(request)
     invitation, refused = await _change(request, lambda conn, merchant_id: staff_views.revoke(
-        conn, merchant_id, request.match_info["invitation_id"], ctx(request).clock()))
+        request, conn, merchant_id, request.match_info["invitation_id"]))
     if refused:
         return refused
     raise await done(request, _team(request), f"Invitation of {invitation.email} revoked: its link opens nothing.")
 
 
 @signed_in(Can.MANAGE_TEAM)
+@audit_trail.records("staff.role_changed")
 async def change_role(request: web.Request) -> web.Response:
     posted = await form(request)
     member, refused = await _change(request, lambda conn, merchant_id: staff_views.change_role(
@@ -81,6 +86,7 @@ async def change_role(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.MANAGE_TEAM)
+@audit_trail.records("staff.removed")
 async def remove(request: web.Request) -> web.Response:
     await form(request)
     member, refused = await _change(request, lambda conn, merchant_id: staff_views.remove(

@@ -4,16 +4,14 @@ delete, roll its secret, send it a test event, and redeliver one delivery's even
 from __future__ import annotations
 
 import re
-from datetime import timedelta
-
 from aiohttp import web
 
-from web import decoding
+from web import audit_trail, decoding
 from web.context import caller, ctx
 from web.dashboard.guard import done, form, signed_in
 from common.roles import Can
 from web.errors import ApiError
-from web.views.webhooks import checked_url, event_types, register
+from web.views.webhooks import change, checked_url, event_types, redelivered, register, remove, roll
 from web.webhook_bodies import EndpointIn, RollSecretIn
 from webhooks import deliveries, endpoints, store
 from webhooks import events as event_log
@@ -56,6 +54,7 @@ def _enabled(endpoint: endpoints.Endpoint) -> None:
 
 
 @signed_in(Can.CONFIGURE)
+@audit_trail.records("webhook_endpoint.created")
 async def add(request: web.Request) -> web.Response:
     """The checks and write of POST .../webhook-endpoints; a refusal shows on the settings page, field named."""
     fields = await form(request)
@@ -76,55 +75,60 @@ async def add(request: web.Request) -> web.Response:
 
 
 @signed_in(Can.CONFIGURE)
+@audit_trail.records("webhook_endpoint.secret_rolled")
 async def roll_secret(request: web.Request) -> web.Response:
     """A new secret, shown in this answer only; the old one keeps signing beside it for the API's default overlap."""
     await form(request)
-    c = ctx(request)
-    async with c.pool.acquire() as conn, conn.transaction():
-        endpoint, secret = await endpoints.roll(conn, c.vault, await _endpoint(request, conn),
-                                                timedelta(seconds=RollSecretIn().overlap_seconds), c.clock())
+    async with ctx(request).pool.acquire() as conn, conn.transaction():
+        endpoint, secret = await roll(request, conn, await _endpoint(request, conn), RollSecretIn().overlap_seconds)
     return await _settings_page(request, webhook_secret={"endpoint_id": endpoint.endpoint_id, "secret": secret})
 
 
 async def _set_status(request: web.Request, status: str, said: str) -> web.Response:
     await form(request)
     async with ctx(request).pool.acquire() as conn, conn.transaction():
-        endpoint = await _endpoint(request, conn)
-        endpoint = await endpoints.update(conn, endpoint, {"status": status}, ctx(request).clock())
+        endpoint = await change(request, conn, await _endpoint(request, conn), {"status": status})
     raise await done(request, _settings(request) + "#webhooks", f"{endpoint.url} {said}.")
 
 
 @signed_in(Can.CONFIGURE)
+@audit_trail.records("webhook_endpoint.disabled")
 async def disable(request: web.Request) -> web.Response:
     return await _set_status(request, "disabled", "disabled: it is sent nothing until enabled again")
 
 
 @signed_in(Can.CONFIGURE)
+@audit_trail.records("webhook_endpoint.enabled")
 async def enable(request: web.Request) -> web.Response:
     return await _set_status(request, "enabled", "enabled")
 
 
 @signed_in(Can.CONFIGURE)
+@audit_trail.records("webhook_endpoint.deleted")
 async def delete(request: web.Request) -> web.Response:
     await form(request)
     async with ctx(request).pool.acquire() as conn, conn.transaction():
         endpoint = await _endpoint(request, conn)
-        await endpoints.delete(conn, endpoint, ctx(request).clock())
+        await remove(request, conn, endpoint)
     raise await done(request, _settings(request) + "#webhooks", f"{endpoint.url} deleted.")
 
 
 @signed_in(Can.CONFIGURE)
+@audit_trail.records("webhook_endpoint.test_sent")
 async def send_test(request: web.Request) -> web.Response:
     await form(request)
     async with ctx(request).pool.acquire() as conn, conn.transaction():
         endpoint = await _endpoint(request, conn)
         _enabled(endpoint)
         event, _delivery_id = await endpoints.send_test_event(conn, endpoint, ctx(request).clock())
+        await audit_trail.record(request, "webhook_endpoint.test_sent", db=conn, object_id=endpoint.endpoint_id,
+                                 details={"event_id": event.id})
     raise await done(request, _settings(request) + "#webhooks",
                      f"Test event {event.id} sent to {endpoint.url}: its delivery shows below.")
 
 
 @signed_in(Can.CONFIGURE)
+@audit_trail.records("webhook_endpoint.redelivered")
 async def redeliver(request: web.Request) -> web.Response:
     """The same checks and write as POST .../webhook-endpoints/{id}/redeliver with an event_id."""
     api_key, c = caller(request), ctx(request)
@@ -135,5 +139,6 @@ async def redeliver(request: web.Request) -> web.Response:
         envelope = await event_log.find(conn, api_key.merchant_id, api_key.livemode, event_id)
         if envelope is None:
             raise ApiError(404, "event_not_found", "No such event.", "event_id")
-        await store.redeliver_event(conn, endpoint.endpoint_id, api_key.merchant_id, envelope, c.clock())
+        delivery_id = await store.redeliver_event(conn, endpoint.endpoint_id, api_key.merchant_id, envelope, c.clock())
+        await redelivered(request, conn, endpoint, [delivery_id], {"event_id": event_id})
     raise await done(request, _settings(request) + "#webhooks", f"Event {event_id} queued for delivery again.")

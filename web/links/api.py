@@ -7,7 +7,7 @@ from datetime import datetime
 import msgspec
 from aiohttp import web
 
-from common import money
+from common import bounds, money
 from common.clock import iso
 from common.config import Settings
 from contract import api as contract
@@ -20,7 +20,7 @@ from web.links.bodies import PaymentLinkIn, PaymentLinkPatchIn
 from web.pagination import Page
 from web.render import respond
 from web.route import Route
-from web import idempotency
+from web import audit_trail, idempotency
 from web.views.merchants import own_merchant_id
 
 BASE = "/merchants/{merchant_id}/payment-links"
@@ -67,30 +67,58 @@ def _price(link_in: PaymentLinkIn) -> dict[str, int | None]:
     return prices
 
 
+def storable_expiry(expires_at: datetime | None) -> None:
+    """A link's expiry is a time the service records (common.bounds), not one PostgreSQL's driver cannot convert."""
+    if expires_at is not None and not bounds.EARLIEST <= expires_at < bounds.LATEST:
+        raise ApiError(422, "expires_out_of_range",
+                       f"`expires_at` must lie between {bounds.EARLIEST.date()} and {bounds.LATEST.date()}.", "expires_at")
+
+
 def checked(link_in: PaymentLinkIn, now: datetime) -> dict:
     """The new link's columns, once its body keeps the rules the schema cannot say (the API's and the
     dashboard's form alike); a refusal names the field."""
     if link_in.expires_at is not None and link_in.expires_at <= now:
         raise ApiError(422, "expires_in_the_past", "`expires_at` must lie in the future.", "expires_at")
+    storable_expiry(link_in.expires_at)
     return dict(name=link_in.name, description=link_in.description, max_uses=link_in.max_uses,
                 expires_at=link_in.expires_at, **_price(link_in))
 
 
+async def create(request: web.Request, conn, columns: dict) -> store.PaymentLink:
+    """The API's and the dashboard's one way to make a link, recorded in the audit log with it."""
+    api_key = caller(request)
+    link = await store.create(conn, api_key.merchant_id, api_key.livemode, ctx(request).clock(), **columns)
+    await audit_trail.record(request, "payment_link.created", db=conn, object_id=link.payment_link_id, details={
+        "name": link.name, "amount": _money(link.amount), "min_amount": _money(link.min_amount),
+        "max_amount": _money(link.max_amount), "max_uses": link.max_uses,
+        "expires_at": iso(link.expires_at) if link.expires_at else None})
+    return link
+
+
+async def update(request: web.Request, conn, link: store.PaymentLink, changes: dict) -> store.PaymentLink:
+    """The API's and the dashboard's one way to change a link; archiving or activating alone is recorded as such."""
+    changed = await store.update(conn, link, changes, ctx(request).clock())
+    action = {store.ARCHIVED: "payment_link.archived", store.ACTIVE: "payment_link.activated"}.get(
+        changes["status"], "payment_link.updated") if set(changes) == {"status"} else "payment_link.updated"
+    await audit_trail.record(request, action, db=conn, object_id=link.payment_link_id, details={"changed": {
+        name: iso(value) if isinstance(value, datetime) else value for name, value in changes.items()}})
+    return changed
+
+
+@audit_trail.records("payment_link.created")
 async def create_link(request: web.Request) -> web.Response:
-    merchant_id, api_key = own_merchant_id(request), caller(request)
-    now = ctx(request).clock()
-    columns = checked(await body(request, PaymentLinkIn), now)
+    own_merchant_id(request)
+    columns = checked(await body(request, PaymentLinkIn), ctx(request).clock())
 
     async def work(conn) -> web.Response:
-        link = await store.create(conn, merchant_id, api_key.livemode, now, **columns)
-        return respond((await answer(request, conn, [link]))[0], status=201)
+        return respond((await answer(request, conn, [await create(request, conn, columns)]))[0], status=201)
 
     return await idempotency.once(request, work)
 
 
 async def link_of(request: web.Request, conn, *, lock: bool = False) -> store.PaymentLink:
     """The path's link, which must be the caller's merchant's and mode's (otherwise 404)."""
-    found = await store.get(conn, request.match_info["payment_link_id"], own_merchant_id(request),
+    found = await store.get(conn, request.match_info["payment_link_id"], ctx(request).clock(), own_merchant_id(request),
                             caller(request).livemode, lock=lock)
     if found is None:
         raise ApiError(404, "payment_link_not_found", "No such payment link.", "payment_link_id")
@@ -104,7 +132,7 @@ async def list_links(request: web.Request) -> web.Response:
     if status not in (None, store.ACTIVE, store.ARCHIVED):
         raise ApiError(422, "invalid_status", "`status` must be active or archived.", "status")
     async with ctx(request).pool.acquire() as conn:
-        links = await store.listing(conn, merchant_id, caller(request).livemode, page.before, page.limit + 1, status)
+        links = await store.listing(conn, merchant_id, caller(request).livemode, ctx(request).clock(), page.before, page.limit + 1, status)
         shown = await answer(request, conn, links[: page.limit])
     return respond(page.answer(LINK_LIST, shown, links, lambda link: (link.created_at, link.payment_link_id)))
 
@@ -114,18 +142,20 @@ async def get_link(request: web.Request) -> web.Response:
         return respond((await answer(request, conn, [await link_of(request, conn)]))[0])
 
 
+@audit_trail.records("payment_link.updated", "payment_link.archived", "payment_link.activated")
 async def update_link(request: web.Request) -> web.Response:
     own_merchant_id(request)
     patch = await body(request, PaymentLinkPatchIn)
     changes = {name: value for name in patch.__struct_fields__
                if (value := getattr(patch, name)) is not msgspec.UNSET}
+    storable_expiry(changes.get("expires_at"))
 
     async def work(conn) -> web.Response:
         link = await link_of(request, conn, lock=True)
         if changes.get("max_uses") is not None and changes["max_uses"] < link.uses:
             raise ApiError(422, "max_uses_below_uses",
                            f"The link was used {link.uses} times already: `max_uses` cannot be lower.", "max_uses")
-        changed = await store.update(conn, link, changes, ctx(request).clock()) if changes else link
+        changed = await update(request, conn, link, changes) if changes else link
         return respond((await answer(request, conn, [changed]))[0])
 
     return await idempotency.once(request, work)

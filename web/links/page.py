@@ -40,7 +40,7 @@ def _translator(request: web.Request) -> tuple[page_params.PageParams, i18n.Tran
 
 
 async def _found(request: web.Request) -> tuple[store.PaymentLink, str] | None:
-    return await store.with_merchant_name(ctx(request).pool, request.match_info["payment_link_id"])
+    return await store.with_merchant_name(ctx(request).pool, request.match_info["payment_link_id"], ctx(request).clock())
 
 
 def _show(t: i18n.Translator, link: store.PaymentLink, merchant_name: str, now, code: int = 200,
@@ -128,7 +128,7 @@ async def _order(request: web.Request, link: store.PaymentLink, owed: int, email
         line_items=(m.LineItem(link.name, 1, owed),), session=session, payment_link_id=link.payment_link_id,
         receipt_url=receipt_url(c.settings, c.derived.receipts, order_id), customer_email=email))
     async with c.pool.acquire() as conn, conn.transaction():
-        if await store.take_use(conn, link.payment_link_id, order_id, now) is None:
+        if not await store.take_use(conn, link.payment_link_id, order_id, now, session.expires_at):
             return None
     envelope = m.Envelope(command_id=random_id("cmd"), command=command, request_id=request_ids.of(request))
     try:
@@ -137,7 +137,7 @@ async def _order(request: web.Request, link: store.PaymentLink, owed: int, email
         # Refused by the order core: no order exists, so the use returns. A timeout or a fault keeps it, since
         # the command may still make its order, which then counts.
         if failed.status < 500:
-            await store.give_back(c.pool, link.payment_link_id, order_id)
+            await store.give_back(c.pool, order_id)
         raise
     return session
 

@@ -1,4 +1,7 @@
-"""Payment links in PostgreSQL: the link rows, the use a buyer's order takes, and each link's orders and money."""
+"""Payment links in PostgreSQL: the link rows, the use a buyer's order takes, and each link's orders and money.
+
+A link's `uses` are its paid orders and those whose session is still open at the time asked about (the SQL function
+payment_link_uses, migration 031), so every read names the time it is made at."""
 
 from __future__ import annotations
 
@@ -24,7 +27,7 @@ class PaymentLink(msgspec.Struct, frozen=True, kw_only=True):
     min_amount: int | None
     max_amount: int | None
     max_uses: int | None
-    uses: int
+    uses: int  # paid orders, and unpaid ones whose session is open, at the time the row was read
     expires_at: datetime | None
     status: str
     created_at: datetime
@@ -47,7 +50,14 @@ class Totals(msgspec.Struct, frozen=True):
     amount_paid: int = 0  # micro-USD received by the link's orders, less nothing: refunds show on the orders
 
 
-_COLUMNS = ", ".join(PaymentLink.__struct_fields__)
+_STORED_NAMES = [name for name in PaymentLink.__struct_fields__ if name != "uses"]
+_STORED = ", ".join(_STORED_NAMES)
+
+
+def _columns(at: str, table: str = "") -> str:
+    """The link's columns, its uses at the time in parameter `at` ("$2") among them."""
+    col = f"{table}." if table else ""
+    return ", ".join([*(col + name for name in _STORED_NAMES), f"payment_link_uses({col}payment_link_id, {at}) AS uses"])
 
 
 def _link(row: asyncpg.Record) -> PaymentLink:
@@ -58,42 +68,42 @@ async def create(conn, merchant_id: str, livemode: bool, now: datetime, **fields
     row = await conn.fetchrow(
         f"INSERT INTO payment_links (payment_link_id, merchant_id, livemode, name, description, amount, min_amount,"
         f" max_amount, max_uses, expires_at, created_at, updated_at)"
-        f" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING {_COLUMNS}",
+        f" VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11) RETURNING {_STORED}, 0 AS uses",
         random_id("plink"), merchant_id, livemode, fields["name"], fields.get("description"), fields.get("amount"),
         fields.get("min_amount"), fields.get("max_amount"), fields.get("max_uses"), fields.get("expires_at"), now)
     return _link(row)
 
 
-async def get(conn, payment_link_id: str, merchant_id: str | None = None, livemode: bool | None = None,
-              *, lock: bool = False) -> PaymentLink | None:
+async def get(conn, payment_link_id: str, now: datetime, merchant_id: str | None = None,
+              livemode: bool | None = None, *, lock: bool = False) -> PaymentLink | None:
     """The link; with a merchant and mode, only if it is theirs."""
     row = await conn.fetchrow(
-        f"SELECT {_COLUMNS} FROM payment_links WHERE payment_link_id = $1"
+        f"SELECT {_columns('$4')} FROM payment_links WHERE payment_link_id = $1"
         " AND ($2::text IS NULL OR merchant_id = $2) AND ($3::bool IS NULL OR livemode = $3)"
-        + (" FOR UPDATE" if lock else ""), payment_link_id, merchant_id, livemode)
+        + (" FOR UPDATE" if lock else ""), payment_link_id, merchant_id, livemode, now)
     return _link(row) if row else None
 
 
-async def with_merchant_name(conn, payment_link_id: str) -> tuple[PaymentLink, str] | None:
+async def with_merchant_name(conn, payment_link_id: str, now: datetime) -> tuple[PaymentLink, str] | None:
     """The link and its merchant's name, for the buyer's page."""
     row = await conn.fetchrow(
-        f"SELECT {', '.join('l.' + c for c in PaymentLink.__struct_fields__)}, m.name AS merchant_name"
-        " FROM payment_links l JOIN merchants m USING (merchant_id) WHERE l.payment_link_id = $1", payment_link_id)
+        f"SELECT {_columns('$2', 'l')}, m.name AS merchant_name"
+        " FROM payment_links l JOIN merchants m USING (merchant_id) WHERE l.payment_link_id = $1", payment_link_id, now)
     if row is None:
         return None
     fields = dict(row)
     return PaymentLink(**{k: v for k, v in fields.items() if k != "merchant_name"}), fields["merchant_name"]
 
 
-async def listing(conn, merchant_id: str, livemode: bool, before: tuple[datetime, str] | None,
+async def listing(conn, merchant_id: str, livemode: bool, now: datetime, before: tuple[datetime, str] | None,
                   limit: int, status: str | None = None) -> list[PaymentLink]:
     """Newest first, from the page's cursor on."""
     rows = await conn.fetch(
-        f"SELECT {_COLUMNS} FROM payment_links WHERE merchant_id = $1 AND livemode = $2"
+        f"SELECT {_columns('$7')} FROM payment_links WHERE merchant_id = $1 AND livemode = $2"
         " AND ($3::text IS NULL OR status = $3)"
         " AND ($4::timestamptz IS NULL OR (created_at, payment_link_id) < ($4, $5))"
         " ORDER BY created_at DESC, payment_link_id DESC LIMIT $6",
-        merchant_id, livemode, status, before[0] if before else None, before[1] if before else "", limit)
+        merchant_id, livemode, status, before[0] if before else None, before[1] if before else "", limit, now)
     return [_link(r) for r in rows]
 
 
@@ -103,31 +113,30 @@ async def update(conn, link: PaymentLink, changes: dict, now: datetime) -> Payme
     sets = ", ".join(f"{name} = ${n + 2}" for n, name in enumerate(names))
     row = await conn.fetchrow(
         f"UPDATE payment_links SET {sets}, updated_at = ${len(names) + 2} WHERE payment_link_id = $1"
-        f" RETURNING {_COLUMNS}", link.payment_link_id, *changes.values(), now)
+        f" RETURNING {_columns(f'${len(names) + 2}')}", link.payment_link_id, *changes.values(), now)
     return _link(row)
 
 
-async def take_use(conn, payment_link_id: str, order_id: str, now: datetime) -> PaymentLink | None:
-    """Take one use of an open link for a new order, in the caller's transaction; None when the link is closed
-    (archived, expired or used up). The row's lock orders concurrent buyers: the check and the count are one
-    statement, so the limit holds."""
-    row = await conn.fetchrow(
-        f"UPDATE payment_links SET uses = uses + 1 WHERE payment_link_id = $1 AND status = 'active'"
-        " AND (expires_at IS NULL OR expires_at > $2) AND (max_uses IS NULL OR uses < max_uses)"
-        f" RETURNING {_COLUMNS}", payment_link_id, now)
-    if row is None:
-        return None
-    await conn.execute("INSERT INTO payment_link_orders (order_id, payment_link_id, created_at) VALUES ($1, $2, $3)",
-                       order_id, payment_link_id, now)
-    return _link(row)
+async def take_use(conn, payment_link_id: str, order_id: str, now: datetime, held_until: datetime) -> bool:
+    """Take one use of an open link for a new order whose session lasts until `held_until`, in the caller's
+    transaction; False when the link is closed (archived, expired or used up). The link's row lock orders
+    concurrent buyers, and each counts the uses after the one before it committed, so the limit holds."""
+    link = await conn.fetchrow(
+        "SELECT max_uses FROM payment_links WHERE payment_link_id = $1 AND status = 'active'"
+        " AND (expires_at IS NULL OR expires_at > $2) FOR UPDATE", payment_link_id, now)
+    if link is None:
+        return False
+    if link["max_uses"] is not None and await conn.fetchval(
+            "SELECT payment_link_uses($1, $2)", payment_link_id, now) >= link["max_uses"]:
+        return False
+    await conn.execute("INSERT INTO payment_link_orders (order_id, payment_link_id, created_at, held_until)"
+                       " VALUES ($1, $2, $3, $4)", order_id, payment_link_id, now, held_until)
+    return True
 
 
-async def give_back(pool: asyncpg.Pool, payment_link_id: str, order_id: str) -> None:
-    """The use of an order whose creation was refused or failed: nothing of it stays."""
-    async with pool.acquire() as conn, conn.transaction():
-        removed = await conn.fetchval("DELETE FROM payment_link_orders WHERE order_id = $1 RETURNING true", order_id)
-        if removed:
-            await conn.execute("UPDATE payment_links SET uses = uses - 1 WHERE payment_link_id = $1", payment_link_id)
+async def give_back(pool: asyncpg.Pool, order_id: str) -> None:
+    """The use of an order whose creation was refused: nothing of it stays."""
+    await pool.execute("DELETE FROM payment_link_orders WHERE order_id = $1", order_id)
 
 
 async def totals(conn, payment_link_ids: list[str]) -> dict[str, Totals]:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
-
 from aiohttp import web
 
 from common import audit
@@ -12,6 +10,7 @@ from contract import team as contract
 from contract.api import page_of
 from web.context import caller, ctx
 from web.errors import ApiError
+from web.instants import instant
 from web.pagination import Page
 from web.render import respond
 from web.route import Route
@@ -31,25 +30,14 @@ def event_json(event: audit.AuditEvent) -> contract.AuditEvent:
         created_at=iso(event.created_at))
 
 
-def moment(text: str | None, param: str) -> datetime | None:
-    """An ISO 8601 time (UTC unless it has an offset) or a date (its midnight, UTC)."""
-    if not text:
-        return None
-    try:
-        value = datetime.fromisoformat(text)
-    except ValueError:
-        raise ApiError(422, "invalid_time", f"`{param}` must be an ISO 8601 time or date.", param) from None
-    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
-
-
 def filters(sent: dict) -> dict:
     """The list's filters as common.audit.page takes them; an unknown action is refused naming `action`."""
     action = sent.get("action") or None
     if action is not None and action not in audit.ACTIONS:
         raise ApiError(422, "invalid_action", f"`action` must be one of {', '.join(audit.ACTIONS)}.", "action")
     return {"actor": (sent.get("actor") or None), "action": action,
-            "created_gte": moment(sent.get("created_gte"), "created_gte"),
-            "created_lt": moment(sent.get("created_lt"), "created_lt")}
+            "created_gte": instant(sent.get("created_gte"), "created_gte"),
+            "created_lt": instant(sent.get("created_lt"), "created_lt")}
 
 
 async def list_audit_events(request: web.Request) -> web.Response:

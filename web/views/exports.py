@@ -14,6 +14,9 @@ from contract.exports import ROWS
 from web.exports import formats
 from web.exports.reader import KINDS, Export, Reader
 from web import order_filters
+from web.instants import instant
+from common.clock import iso
+from web import audit_trail
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.route import Route
@@ -32,7 +35,7 @@ def export_of(request: web.Request, kind: str) -> tuple[Export, str]:
     fmt = query.get("format") or "csv"
     if fmt not in formats.FORMATS:
         raise ApiError(422, "invalid_format", "`format` must be csv or jsonl.", "format")
-    start, end = order_filters.instant(query.get("from"), "from"), order_filters.instant(query.get("to"), "to")
+    start, end = instant(query.get("from"), "from"), instant(query.get("to"), "to")
     if start is not None and end is not None and start >= end:
         raise ApiError(422, "invalid_range", "`from` must be before `to`.", "from")
     api_key = caller(request)
@@ -55,6 +58,7 @@ async def stream(request: web.Request, kind: str) -> web.StreamResponse:
     writer = formats.WRITERS[fmt](ROWS[kind])
     reader = Reader(ctx(request).pool, export)
     await reader.open()
+    rows, complete = 0, False
     try:
         response = web.StreamResponse(headers={
             "Content-Type": content_type, "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff",
@@ -62,18 +66,33 @@ async def stream(request: web.Request, kind: str) -> web.StreamResponse:
         await response.prepare(request)
         buffered = bytearray(writer.header())
         async for page in reader.pages():
+            rows += len(page)
             buffered += writer.rows(page)
             if len(buffered) >= FLUSH_BYTES:
                 await response.write(bytes(buffered))
                 buffered.clear()
         await response.write(bytes(buffered))
         await response.write_eof()
+        complete = True
         return response
     finally:
         await reader.close()
+        await _recorded(request, export, fmt, rows, complete)
+
+
+async def _recorded(request: web.Request, export: Export, fmt: str, rows: int, complete: bool) -> None:
+    """Who took which rows out: the kind, range, format and filters, and how many rows were sent (`complete`
+    false when the download broke off, the rows sent until then counted)."""
+    filters = {name: iso(value) if isinstance(value, datetime) else value
+               for name, value in export.filters._asdict().items() if value is not None}
+    await audit_trail.record(request, "export.downloaded", details={
+        "kind": export.kind, "from": iso(export.start) if export.start else None,
+        "to": iso(export.end) if export.end else None, "format": fmt, "filters": filters, "rows": rows,
+        "complete": complete})
 
 
 def _handler(kind: str):
+    @audit_trail.records("export.downloaded")
     async def handler(request: web.Request) -> web.StreamResponse:
         own_merchant_id(request)
         return await stream(request, kind)

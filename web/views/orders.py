@@ -11,7 +11,7 @@ from contract import api as contract
 from actors.views import OrderView
 from common import bounds, money
 from common.receipt_keys import receipt_url
-from web import bodies, lookups, order_filters
+from web import audit_trail, bodies, lookups, order_filters
 from web.commands import Ids, amount, body, ids_of, submit
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -88,16 +88,19 @@ async def create(request: web.Request, order_in: bodies.OrderIn, with_session: b
     return await submit(request, ids, command)
 
 
+@audit_trail.records_nothing(audit_trail.ORDER_HISTORY)
 async def quick_session(request: web.Request) -> web.Response:
     order = await create(request, await body(request, bodies.QuickSessionIn), with_session=True)
     return respond(session_created_answer(request, order), status=201)
 
 
+@audit_trail.records_nothing(audit_trail.ORDER_HISTORY)
 async def create_order(request: web.Request) -> web.Response:
     order = await create(request, await body(request, bodies.OrderIn), with_session=False)
     return respond(order_answer(request, order), status=201)
 
 
+@audit_trail.records_nothing(audit_trail.ORDER_HISTORY)
 async def open_session(request: web.Request) -> web.Response:
     session_in = await body(request, bodies.SessionIn)
     due = amount(session_in.amount_due, "amount_due") if session_in.amount_due is not None else None
@@ -110,6 +113,7 @@ async def open_session(request: web.Request) -> web.Response:
     return respond(session_created_answer(request, order), status=201)
 
 
+@audit_trail.records_nothing(audit_trail.ORDER_HISTORY)
 async def cancel_order(request: web.Request) -> web.Response:
     options = await body(request, bodies.OrderCancelIn)
     ids, api_key = ids_of(request), caller(request)
@@ -121,6 +125,7 @@ async def cancel_order(request: web.Request) -> web.Response:
     return respond(order_answer(request, order))
 
 
+@audit_trail.records_nothing(audit_trail.ORDER_HISTORY)
 async def reopen_order(request: web.Request) -> web.Response:
     options = await body(request, bodies.ReopenIn)
     ids, api_key, now = ids_of(request), caller(request), ctx(request).clock()

@@ -52,6 +52,7 @@ async def _target(request: web.Request, mint: bodies.RefundRequestIn) -> tuple[s
     return order_id, mint.ref_type, mint.ref_value, ceiling
 
 
+@audit_trail.records("refund_link.created")
 async def mint_token(request: web.Request, source: str = "b2b", default_ttl: int = B2B_TTL_S) -> web.Response:
     merchant_id = own_merchant_id(request)
     mint = await body(request, bodies.RefundRequestIn)
@@ -91,6 +92,7 @@ async def get_token(request: web.Request) -> web.Response:
     return respond(token_json(ctx(request).settings, order, order.token(token), ctx(request).clock()))
 
 
+@audit_trail.records("refund.canceled")
 async def cancel_token(request: web.Request) -> web.Response:
     return respond(await cancel(request, (await body(request, bodies.TokenCancelIn)).reason))
 
@@ -108,6 +110,7 @@ async def cancel(request: web.Request, reason: str | None) -> dict:
     return token_json(ctx(request).settings, order, order.token(token), now)
 
 
+@audit_trail.records("refund_link.created")
 async def approve_renewal(request: web.Request) -> web.Response:
     renewal = await body(request, bodies.RenewalApproveIn)
     return respond(await renew(request, renewal.ttl_seconds, B2B_TTL_S), status=201)

@@ -9,7 +9,7 @@ from aiohttp import web
 from actors import messages as m
 from contract import api as contract
 from common.clock import iso
-from web import bodies, destinations, lookups
+from web import audit_trail, bodies, destinations, lookups
 from web.commands import body, ids_of, submit
 from web.context import ctx
 from actors.rules import CARD
@@ -36,6 +36,7 @@ async def transactions(pool, refund_id: str) -> list[contract.RefundTransaction]
     return found
 
 
+@audit_trail.records("refund.transaction_submitted")
 async def submit_tx(request: web.Request) -> web.Response:
     posted = await body(request, bodies.SubmitTxIn)
     return respond(await submit_transaction(request, request.match_info["refund_id"], posted), status=202)
@@ -52,6 +53,8 @@ async def submit_transaction(request: web.Request, refund_id: str, posted: bodie
                                at=ctx(request).clock(), refund_id=refund_id, network=net.slug, tx_hash=tx_hash,
                                token_address=token)
     order = await submit(request, ids_of(request), command)
+    await audit_trail.record(request, "refund.transaction_submitted", object_id=refund_id, order_id=order.order_id,
+                             details={"network": net.slug, "tx_hash": tx_hash})
     pool = ctx(request).pool
     tx = next(t for t in await transactions(pool, refund_id) if (t.network, t.tx_hash) == (net.slug, tx_hash))
     return refund_json(ctx(request).settings, order, order.refund(refund_id), contract.RefundSubmitted,

@@ -20,7 +20,7 @@ from web.views.merchants import own_merchant_id
 REFUND_LIST = contract.page_of(contract.Refund)
 # What the audit log calls each review (a retry sends an approved refund again: no new decision, no row).
 REVIEW_ACTIONS = {m.ApproveRefund: "refund.approved", m.RejectRefund: "refund.rejected",
-                  m.CancelRefund: "refund.canceled"}
+                  m.CancelRefund: "refund.canceled", m.RetryRefund: "refund.retried"}
 
 
 async def _create(request: web.Request, kind: type[bodies.RefundIn], flow: str) -> web.Response:
@@ -71,10 +71,12 @@ async def create(request: web.Request, merchant_id: str, refund_in: bodies.Refun
     return refund
 
 
+@audit_trail.records("refund.issued")
 async def create_refund(request: web.Request) -> web.Response:
     return await _create(request, bodies.RefundIn, "merchant")
 
 
+@audit_trail.records("refund.issued")
 async def create_customer_refund(request: web.Request) -> web.Response:
     return await _create(request, bodies.CustomerRefundIn, "customer")
 
@@ -127,18 +129,22 @@ async def _retry(request, common):
     return m.RetryRefund(**common)
 
 
+@audit_trail.records("refund.retried")
 async def retry_refund(request: web.Request) -> web.Response:
     return respond(await review(request, _retry))
 
 
+@audit_trail.records("refund.approved")
 async def approve_refund(request: web.Request) -> web.Response:
     return respond(await review(request, _approve))
 
 
+@audit_trail.records("refund.rejected")
 async def reject_refund(request: web.Request) -> web.Response:
     return respond(await review(request, _reject))
 
 
+@audit_trail.records("refund.canceled")
 async def cancel_refund(request: web.Request) -> web.Response:
     return respond(await review(request, _cancel))
 

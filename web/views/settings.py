@@ -33,6 +33,7 @@ async def get_settings(request: web.Request) -> web.Response:
     return respond(_json(merchant_id, await merchants.settings(pool, merchant_id), card))
 
 
+@audit_trail.records("settings.changed", "card_account.changed")
 async def update_settings(request: web.Request) -> web.Response:
     own_merchant_id(request)  # another merchant's settings are refused before the body is read
     change = await body(request, bodies.SettingsIn)

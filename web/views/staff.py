@@ -66,7 +66,7 @@ async def invite(request: web.Request, conn: asyncpg.Connection, merchant_id: st
                                                      ctx(request).clock())
     except invitations.OnTeam:  # this team's own member (its list shows them): another team's is invited alike
         raise ApiError(409, "already_on_team", "This address is on this team already.", "email") from None
-    await audit_trail.record(request, "staff.invited", db=conn, object_id=invitation.invitation_id, moded=False,
+    await audit_trail.record(request, "staff.invited", db=conn, object_id=invitation.invitation_id,
                              details={"email": email, "role": role})
     return invitation, invitation_url(request, token)
 
@@ -86,14 +86,17 @@ async def send(request: web.Request, invitation: Invitation, url: str) -> bool |
     return True
 
 
-async def revoke(conn: asyncpg.Connection, merchant_id: str, invitation_id: str, now) -> Invitation:
+async def revoke(request: web.Request, conn: asyncpg.Connection, merchant_id: str, invitation_id: str) -> Invitation:
     try:
-        return await invitations.revoke(conn, merchant_id, invitation_id, now)
+        invitation = await invitations.revoke(conn, merchant_id, invitation_id, ctx(request).clock())
     except invitations.NoSuchInvitation:
         raise ApiError(404, "invitation_not_found", "No such invitation.", "invitation_id") from None
     except invitations.Unusable as exc:
         raise ApiError(409, "invitation_not_pending", f"This invitation was {exc.state} already.",
                        "invitation_id") from None
+    await audit_trail.record(request, "staff.invitation_revoked", db=conn, object_id=invitation_id,
+                             details={"email": invitation.email, "role": invitation.role})
+    return invitation
 
 
 async def _changing(work):
@@ -109,7 +112,7 @@ async def change_role(request: web.Request, conn: asyncpg.Connection, merchant_i
                       role: str) -> users.Member:
     member, before = await _changing(users.change_role(conn, merchant_id, user_id, checked_role(role)))
     if before != member.role:
-        await audit_trail.record(request, "staff.role_changed", db=conn, object_id=user_id, moded=False,
+        await audit_trail.record(request, "staff.role_changed", db=conn, object_id=user_id,
                                  details={"email": member.email, "from": before, "to": member.role})
     return member
 
@@ -118,7 +121,7 @@ async def remove(request: web.Request, conn: asyncpg.Connection, merchant_id: st
     member = await _changing(users.remove(conn, merchant_id, user_id, ctx(request).clock()))
     await sessions.end_all(conn, user_id)
     await notices.drop_for_removed(conn, user_id)
-    await audit_trail.record(request, "staff.removed", db=conn, object_id=user_id, moded=False,
+    await audit_trail.record(request, "staff.removed", db=conn, object_id=user_id,
                              details={"email": member.email, "role": member.role})
     return member
 
@@ -128,6 +131,7 @@ async def list_staff(request: web.Request) -> web.Response:
     return respond(STAFF_LIST(data=[member_json(m) for m in team], has_more=False))
 
 
+@audit_trail.records("staff.invited")
 async def create_invitation(request: web.Request) -> web.Response:
     merchant_id = own_merchant_id(request)
     wanted = await body(request, InvitationIn)
@@ -145,13 +149,15 @@ async def create_invitation(request: web.Request) -> web.Response:
     return response
 
 
+@audit_trail.records("staff.invitation_revoked")
 async def revoke_invitation(request: web.Request) -> web.Response:
     merchant_id = own_merchant_id(request)
     async with ctx(request).pool.acquire() as conn, conn.transaction():
-        invitation = await revoke(conn, merchant_id, request.match_info["invitation_id"], ctx(request).clock())
+        invitation = await revoke(request, conn, merchant_id, request.match_info["invitation_id"])
     return respond(contract.InvitationRevoked(invitation_id=invitation.invitation_id))
 
 
+@audit_trail.records("staff.role_changed")
 async def update_member(request: web.Request) -> web.Response:
     merchant_id = own_merchant_id(request)
     wanted = await body(request, StaffRoleIn)
@@ -163,6 +169,7 @@ async def update_member(request: web.Request) -> web.Response:
     return await idempotency.once(request, work)
 
 
+@audit_trail.records("staff.removed")
 async def remove_member(request: web.Request) -> web.Response:
     merchant_id = own_merchant_id(request)
     async with ctx(request).pool.acquire() as conn, conn.transaction():

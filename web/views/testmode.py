@@ -7,7 +7,7 @@ from aiohttp import web
 from actors import messages as m
 from chain_watchers.registry import SIMULATED_TX
 from contract import api as contract
-from web import bodies, destinations, lookups
+from web import audit_trail, bodies, destinations, lookups
 from web.commands import amount, body, ids_of, submit
 from web.context import caller, ctx
 from web.errors import ApiError
@@ -21,6 +21,7 @@ def _test_mode_only(request: web.Request) -> None:
         raise ApiError(403, "test_mode_only", "Test helpers work with test keys only.")
 
 
+@audit_trail.records_nothing(audit_trail.TEST_HELPER)
 async def record_payment(request: web.Request) -> web.Response:
     _test_mode_only(request)
     payment = await body(request, bodies.TestPaymentIn)
@@ -46,6 +47,7 @@ async def record_payment(request: web.Request) -> web.Response:
     return respond(order_answer(request, order), status=201)
 
 
+@audit_trail.records_nothing(audit_trail.TEST_HELPER)
 async def execute_refund(request: web.Request) -> web.Response:
     """Mark an APPROVED refund EXECUTED as a verified transfer to its destination would."""
     _test_mode_only(request)

@@ -8,10 +8,11 @@ from aiohttp import web
 
 from contract import api as contract
 from common.clock import iso
-from web import idempotency
+from web import audit_trail, idempotency
 from web.commands import body
 from web.context import caller, ctx
 from web.errors import ApiError
+from web.instants import within_records
 from web.render import respond
 from web.route import Route
 from web.views import events, webhook_deliveries
@@ -66,6 +67,7 @@ async def endpoint_of(request: web.Request, conn) -> Endpoint:
     return found
 
 
+@audit_trail.records("webhook_endpoint.created")
 async def create_endpoint(request: web.Request) -> web.Response:
     merchant_id, api_key = own_merchant_id(request), caller(request)
     endpoint_in = await body(request, EndpointIn)
@@ -86,7 +88,39 @@ async def register(request: web.Request, conn, merchant_id: str, url: str, types
     if await endpoints.count_locked(conn, merchant_id, livemode) >= MAX_PER_MODE:
         raise ApiError(409, "too_many_endpoints", f"A merchant has at most {MAX_PER_MODE} webhook endpoints per mode.",
                        "url")
-    return await endpoints.create(conn, c.vault, merchant_id, livemode, url, types, description, c.clock())
+    endpoint, secret = await endpoints.create(conn, c.vault, merchant_id, livemode, url, types, description, c.clock())
+    await audit_trail.record(request, "webhook_endpoint.created", db=conn, object_id=endpoint.endpoint_id,
+                             details={"url": url, "enabled_events": types, "description": description})
+    return endpoint, secret
+
+
+async def change(request: web.Request, conn, endpoint: Endpoint, changes: dict) -> Endpoint:
+    """The API's and the dashboard's one way to change an endpoint; enabling or disabling alone is recorded as
+    such, anything else as an update naming the new values."""
+    changed = await endpoints.update(conn, endpoint, changes, ctx(request).clock())
+    action = f"webhook_endpoint.{changes['status']}" if set(changes) == {"status"} else "webhook_endpoint.updated"
+    await audit_trail.record(request, action, db=conn, object_id=endpoint.endpoint_id, details={"changed": changes})
+    return changed
+
+
+async def remove(request: web.Request, conn, endpoint: Endpoint) -> None:
+    await endpoints.delete(conn, endpoint, ctx(request).clock())
+    await audit_trail.record(request, "webhook_endpoint.deleted", db=conn, object_id=endpoint.endpoint_id,
+                             details={"url": endpoint.url})
+
+
+async def roll(request: web.Request, conn, endpoint: Endpoint, overlap_seconds: int) -> tuple[Endpoint, str]:
+    """A new secret (never recorded), the old one signing beside it for `overlap_seconds`."""
+    c = ctx(request)
+    rolled, secret = await endpoints.roll(conn, c.vault, endpoint, timedelta(seconds=overlap_seconds), c.clock())
+    await audit_trail.record(request, "webhook_endpoint.secret_rolled", db=conn, object_id=endpoint.endpoint_id,
+                             details={"overlap_seconds": overlap_seconds})
+    return rolled, secret
+
+
+async def redelivered(request: web.Request, conn, endpoint: Endpoint, delivery_ids: list[str], asked: dict) -> None:
+    await audit_trail.record(request, "webhook_endpoint.redelivered", db=conn, object_id=endpoint.endpoint_id,
+                             details={**asked, "deliveries": len(delivery_ids)})
 
 
 async def list_endpoints(request: web.Request) -> web.Response:
@@ -99,6 +133,7 @@ async def get_endpoint(request: web.Request) -> web.Response:
         return respond(endpoint_json(await endpoint_of(request, conn)))
 
 
+@audit_trail.records("webhook_endpoint.updated", "webhook_endpoint.enabled", "webhook_endpoint.disabled")
 async def update_endpoint(request: web.Request) -> web.Response:
     own_merchant_id(request)
     patch = await body(request, EndpointPatchIn)
@@ -109,33 +144,33 @@ async def update_endpoint(request: web.Request) -> web.Response:
         changes["enabled_events"] = event_types(changes["enabled_events"])
 
     async def work(conn) -> web.Response:
-        endpoint = await endpoints.update(conn, await endpoint_of(request, conn), changes, ctx(request).clock())
-        return respond(endpoint_json(endpoint))
+        return respond(endpoint_json(await change(request, conn, await endpoint_of(request, conn), changes)))
 
     return await idempotency.once(request, work)
 
 
+@audit_trail.records("webhook_endpoint.deleted")
 async def delete_endpoint(request: web.Request) -> web.Response:
     async with ctx(request).pool.acquire() as conn, conn.transaction():
         endpoint = await endpoint_of(request, conn)
-        await endpoints.delete(conn, endpoint, ctx(request).clock())
+        await remove(request, conn, endpoint)
     return respond(contract.WebhookEndpointDeleted(webhook_endpoint_id=endpoint.endpoint_id,
                                                    id=endpoint.endpoint_id))
 
 
+@audit_trail.records("webhook_endpoint.secret_rolled")
 async def roll_secret(request: web.Request) -> web.Response:
     own_merchant_id(request)
-    roll = await body(request, RollSecretIn)
-    c = ctx(request)
+    asked = await body(request, RollSecretIn)
 
     async def work(conn) -> web.Response:
-        endpoint, secret = await endpoints.roll(conn, c.vault, await endpoint_of(request, conn),
-                                                timedelta(seconds=roll.overlap_seconds), c.clock())
+        endpoint, secret = await roll(request, conn, await endpoint_of(request, conn), asked.overlap_seconds)
         return respond(endpoint_json(endpoint, contract.WebhookEndpointWithSecret, secret=secret))
 
     return await idempotency.once(request, work)
 
 
+@audit_trail.records("webhook_endpoint.redelivered")
 async def redeliver(request: web.Request) -> web.Response:
     merchant_id, api_key = own_merchant_id(request), caller(request)
     again = await body(request, RedeliverIn)
@@ -154,7 +189,10 @@ async def redeliver(request: web.Request) -> web.Response:
                 raise ApiError(404, "event_not_found", "No such event.", "event_id")
             ids = [await store.redeliver_event(conn, endpoint.endpoint_id, merchant_id, envelope, now)]
         else:
-            ids = await store.redeliver_failed(conn, endpoint.endpoint_id, again.failed_since, now)
+            since = within_records(again.failed_since)
+            ids = await store.redeliver_failed(conn, endpoint.endpoint_id, since, now)
+        await redelivered(request, conn, endpoint, ids, {"event_id": again.event_id, "failed_since": (
+            iso(within_records(again.failed_since)) if again.failed_since else None)})
         return respond(contract.Redelivery(webhook_endpoint_id=endpoint.endpoint_id,
                                            endpoint_id=endpoint.endpoint_id, delivery_ids=ids), status=202)
 

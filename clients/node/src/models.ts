@@ -59,8 +59,8 @@ export interface StaffMemberRemoved extends ApiObject { user_id: string; removed
 export interface InvitationCreated extends ApiObject { invitation_id: string; url: string; expires_at: string }
 export interface InvitationRevoked extends ApiObject { invitation_id: string; revoked: true }
 export interface AuditActor extends ApiObject {
-  type: 'staff' | 'api_key';
-  /** The staff user's id or the API key's public key (also `id`, a deprecated alias). */
+  type: 'staff' | 'api_key' | 'operator';
+  /** The staff user's id, the API key's public key, or the `service` command an operator ran (also `id`, a deprecated alias). */
   actor_id: string;
   email: string | null;
 }

@@ -234,8 +234,8 @@ class InvitationRevoked(ApiObject):
 
 
 class AuditActor(ApiObject):
-    type: str  # "staff" or "api_key"
-    actor_id: str  # the staff user's id or the API key's public key (also `id`, a deprecated alias)
+    type: str  # "staff", "api_key" or "operator"
+    actor_id: str  # the staff user's id, the API key's public key or the operator's command (also `id`, a deprecated alias)
     email: str | None
 
 
