@@ -32,7 +32,8 @@ def _rotate(database_url: str, master_key: str) -> dict:
 async def own_database():
     """Rotation re-seals every secret of a database: not the one the rest of the suite's app reads."""
     async with database(f"svc_test_{RUN}_rotation") as url:
-        pool = await db.connect(url, min_size=1, max_size=4)
+        # The web and a worker share it: each of the worker's lanes holds a connection while it serves.
+        pool = await db.connect(url, min_size=1, max_size=10)
         yield url, pool
         await pool.close()
 
