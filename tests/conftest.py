@@ -134,7 +134,9 @@ async def settings(database_url, tmp_path_factory):
 
 @pytest.fixture(scope="session")
 async def pool(settings):
-    p = await db.connect(settings.database_url, min_size=1, max_size=10)
+    # The session's web, worker, notifier and tests share it, and each of the worker's lanes holds a connection
+    # while it serves: with ten, a full run once left the lease keeper and the web waiting for one forever.
+    p = await db.connect(settings.database_url, min_size=1, max_size=20)
     yield p
     await p.close()
 
