@@ -76,8 +76,10 @@ async def test_order_page_and_dialog_screenshots(page, staff, screenshots, size)
     errors = console_errors(page)
     await page.goto(staff.url(f"/orders/{order_id}"))
     payment = (await staff.client.get(f"/b2b/v1/orders/{order_id}"))[1]["payments"][0]
-    explorer = page.get_by_test_id("payments").get_by_role("link", name=payment["tx_hash"])
-    await expect(explorer).to_have_attribute("href", f"https://sepolia.etherscan.io/tx/{payment['tx_hash']}")
+    # The test helper's made-up transaction is shown, but links to no explorer: no chain holds it.
+    payments = page.get_by_test_id("payments")
+    await expect(payments).to_contain_text(payment["tx_hash"])
+    await expect(payments.get_by_role("link", name=payment["tx_hash"])).to_have_count(0)
     timeline = page.get_by_test_id("timeline").locator(".event-type")
     await expect(timeline).to_have_text(["order.created", "checkout_session.created", "payment.received",
                                          "checkout_session.completed", "payment.settled", "payment.refund.requested",
