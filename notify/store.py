@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
 import asyncpg
 
@@ -40,11 +40,14 @@ async def _still_waiting(conn: asyncpg.Connection, notices: list[kinds.Notice]) 
 async def record(conn: asyncpg.Connection, notices: list[kinds.Notice], now: datetime, mail: bool) -> int:
     """A notification for every current member who wants each notice; returns how many were new."""
     rows = []
-    for n in await _still_waiting(conn, notices):
+    for i, n in enumerate(await _still_waiting(conn, notices)):
+        # A microsecond apart in the order of their events, so a list newest first shows them in that order (ids
+        # made within one millisecond have no order of their own).
+        at = now + timedelta(microseconds=i)
         for user in await conn.fetch(_RECIPIENTS, n.merchant_id, n.kind.value):
             if kinds.wanted(user["role"], n.kind, user["enabled"]):
                 rows.append((random_id("ntf"), user["user_id"], n.merchant_id, n.livemode, n.kind.value, n.source_id,
-                             n.title, n.body, n.path, now, "pending" if mail else "none", now if mail else None))
+                             n.title, n.body, n.path, at, "pending" if mail else "none", at if mail else None))
     if not rows:
         return 0
     status = await conn.execute(_INSERT, *[list(column) for column in zip(*rows)])

@@ -69,6 +69,9 @@ async def test_a_full_disk_is_one_warning_and_every_command_is_applied_once_it_h
     assert await pool.fetchval("SELECT count(*) FROM orders WHERE merchant_id = $1", merchant_id) == 6
     assert set_aside == 0
     assert _faults() - before == FULL_COMMITS
-    told = [(r.levelno, r.name, r.getMessage()) for r in caplog.records if r.levelno >= logging.WARNING]
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    # This worker's own lines: the session's other worker may meet a slow Redis meanwhile on a loaded box.
+    told = [(r.levelno, r.name, r.getMessage()) for r in caplog.records
+            if r.levelno >= logging.WARNING and "test-full" in r.getMessage()]
     assert [(level, name) for level, name, _ in told] == [(logging.WARNING, "actors.lane")], told
     assert "postgresql unavailable" in told[0][2] and "No space left on device" in told[0][2]

@@ -150,14 +150,18 @@ async def _post(client: Signed, payload, path: str = "/b2b/v1/checkout-sessions/
 async def test_writes_take_their_token_with_their_command_and_one_refused_creates_nothing(limited_stack):
     stack = limited_stack
     client = await stack.merchant()
-    for left in (2, 1, 0):
-        status, headers, _ = await _post(client, {"amount": "1.00"})
-        assert status == 201 and headers["X-RateLimit-Remaining"] == str(left)
-    status, headers, body = await _post(client, {"amount": "1.00", "external_ref": "over-the-limit"})
-    assert status == 429 and body["error"]["code"] == "rate_limited"
+    # Sent together, so the tokens are taken within milliseconds: one at a time, each waiting for its order, a slow
+    # box gave the bucket (one token a second) time to refill before the fourth.
+    answers = await asyncio.gather(*(_post(client, {"amount": "1.00", "external_ref": f"write-{n}"})
+                                     for n in range(4)))
+    accepted = [headers["X-RateLimit-Remaining"] for status, headers, _ in answers if status == 201]
+    refused = [(n, headers, body) for n, (status, headers, body) in enumerate(answers) if status == 429]
+    assert sorted(accepted) == ["0", "1", "2"] and len(refused) == 1, answers
+    [(over, headers, body)] = refused
+    assert body["error"]["code"] == "rate_limited"
     assert headers["Retry-After"] == "1" and headers["X-RateLimit-Limit"] == "3"
     orders = await stack.pool.fetch("SELECT external_ref FROM orders WHERE merchant_id = $1", client.merchant_id)
-    assert len(orders) == 3 and "over-the-limit" not in {o["external_ref"] for o in orders}
+    assert len(orders) == 3 and f"write-{over}" not in {o["external_ref"] for o in orders}
     # The refused request's signature was not spent: signed again, the same write goes through once a token is back.
     await asyncio.sleep(int(headers["Retry-After"]))
     status, _, created = await _post(client, {"amount": "1.00", "external_ref": "over-the-limit"})
