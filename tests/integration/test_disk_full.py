@@ -69,7 +69,6 @@ async def test_a_full_disk_is_one_warning_and_every_command_is_applied_once_it_h
     assert await pool.fetchval("SELECT count(*) FROM orders WHERE merchant_id = $1", merchant_id) == 6
     assert set_aside == 0
     assert _faults() - before == FULL_COMMITS
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     # This worker's own lines: the session's other worker may meet a slow Redis meanwhile on a loaded box.
     told = [(r.levelno, r.name, r.getMessage()) for r in caplog.records
             if r.levelno >= logging.WARNING and "test-full" in r.getMessage()]
