@@ -45,7 +45,7 @@ class CreateOrder(_Command, tag="create_order", kw_only=True):
     external_ref: str | None = None
     metadata: dict[str, str] = {}
     session: NewSession | None = None
-    # Made by the web, which alone holds the key a receipt's address is derived with (web/receipts.py).
+    # Made by the web, which alone holds the key a receipt's address is derived with (web/api/receipts.py).
     receipt_url: str | None = None
     payment_link_id: str | None = None  # the payment link a buyer opened to make this order
     customer_email: str | None = None  # where the receipt is mailed; shown to the merchant and to no buyer

@@ -29,8 +29,8 @@ from common import money
 from common.clock import utcnow
 from contract import events as ev
 from actors.views import RefundView
-from web.errors import ApiError
-from web.lookups import missing
+from web.edge.errors import ApiError
+from web.reads.owned import missing
 
 ATTEMPTS = 5  # writes of a batch that keeps meeting keys recorded by other processes meanwhile
 

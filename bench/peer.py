@@ -58,19 +58,19 @@ from actors.views import decode as decode_view
 from actors.statuses import OrderStatus, RefundStatus, SessionStatus
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
-from web import bodies
-from web.auth import MILLISECONDS_FROM
-from web.commands import amount
-from web.decoding import decode
-from web.destinations import refund_destination
-from web.errors import ApiError, error_middleware
-from web.idempotency import request_hash
-from web.key_cache import KeyCache
-from web.lookups import missing
-from web.render import order_json, refund_json, respond, session_created_json
+from web.api import bodies
+from web.edge.auth import MILLISECONDS_FROM
+from web.api.commands import amount
+from web.edge.decoding import decode
+from web.api.chain_inputs import refund_destination
+from web.edge.errors import ApiError, error_middleware
+from web.edge.idempotency import request_hash
+from web.edge.key_cache import KeyCache
+from web.reads.owned import missing
+from web.api.answers import order_json, refund_json, respond, session_created_json
 from web.replays import idempotency_key, replay_ttl, replayed
-from web.routes import PREFIX
-from web.signing import matches
+from web.api.routes import PREFIX
+from web.edge.signing import matches
 
 log = logging.getLogger("peer")
 _encode = msgspec.json.Encoder().encode
@@ -248,7 +248,7 @@ class Write(NamedTuple):
 
 @web.middleware
 async def signed(request: web.Request, handler):
-    """The B2B request signature (web/auth.py): every route of the peer is signed."""
+    """The B2B request signature (web/edge/auth.py): every route of the peer is signed."""
     peer = request.app[PEER]
     public_key, timestamp, signature = (request.headers.get(name, "") for name in SIGNED_HEADERS)
     for name, value in zip(SIGNED_HEADERS, (public_key, timestamp, signature)):

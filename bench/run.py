@@ -66,7 +66,7 @@ from bench.peer import MODES as PEER_MODES
 from common import db, merchants
 from common.secrets import Vault
 from streams import connection
-from web.signing import sign
+from web.edge.signing import sign
 
 PATH = "/b2b/v1/checkout-sessions/quick"
 

@@ -32,7 +32,7 @@ def adapter_class(family: Family) -> type:
     return getattr(importlib.import_module(module), name)
 
 
-# The prefix of the transaction hashes the test helpers make up (web/views/testmode.py, the checkout page's
+# The prefix of the transaction hashes the test helpers make up (web/api/handlers/testmode.py, the checkout page's
 # simulated payment): no chain holds them, so no explorer link may point at one.
 SIMULATED_TX = "test"
 

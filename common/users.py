@@ -214,7 +214,7 @@ async def change_role(conn: asyncpg.Connection, merchant_id: str, user_id: str, 
 
 async def remove(conn: asyncpg.Connection, merchant_id: str, user_id: str, now: datetime) -> Member:
     """Off the team: the row kept for the sales and the audit log that name them, and no session of theirs loads
-    from now on (web/dashboard/sessions.py, which the caller also asks to end them). Call inside a transaction."""
+    from now on (web/edge/staff_sessions.py, which the caller also asks to end them). Call inside a transaction."""
     member = await _member_for_change(conn, merchant_id, user_id)
     await _keep_an_owner(conn, merchant_id, member, "removed")
     await conn.execute("UPDATE staff_users SET removed_at = $2, pin_hash = NULL WHERE user_id = $1", user_id, now)

@@ -1,6 +1,6 @@
 """The public shapes of the B2B API's answers, declared once: the OpenAPI document is generated from these
 structs, answers are encoded from them, and tests/contract pins them. Built from the order's state by the explicit
-mapping functions of web/render.py, never by reflecting internal field names, so renaming a field of the actor's
+mapping functions of web/api/answers.py, never by reflecting internal field names, so renaming a field of the actor's
 state cannot change what merchants read. Wire names never change once shipped; new fields only with defaults."""
 
 from __future__ import annotations

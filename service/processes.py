@@ -37,7 +37,7 @@ def run_web(settings: Settings, share_port: bool = False) -> None:
     service started on a taken port by mistake stops at once naming what holds it, instead of taking half of the
     first one's requests."""
     from web.app import init_app
-    from web.dashboard.site import dashboard_url
+    from web.edge.dashboard_site import dashboard_url
 
     if not share_port:
         try:
@@ -117,7 +117,7 @@ def run_scheduler(settings: Settings) -> None:
 
 
 async def _webhooks(settings: Settings, hooks: DispatchHooks | None) -> None:
-    from web.dashboard.site import dashboard_url
+    from web.edge.dashboard_site import dashboard_url
     from webhooks.process import serve
 
     await serve(settings, wiring.stop_event(), hooks, dashboard_url=dashboard_url(settings))

@@ -1,6 +1,6 @@
 """Token buckets in Redis (GCRA: each bucket is one key holding the time at which it is full again).
 
-The Lua function is written once and used by two scripts: the rate limit on its own (web/rate_limits.py), and,
+The Lua function is written once and used by two scripts: the rate limit on its own (web/edge/rate_limits.py), and,
 on a single Redis server, the limit taken in the same call that spends a signature and appends its command
 (streams/producer.py), so that a write costs the web one Redis call instead of two.
 """

@@ -9,7 +9,7 @@ from typing import Any
 
 import aiohttp
 
-from web.signing import sign
+from web.edge.signing import sign
 
 MAX_AHEAD_S = 60
 

@@ -14,23 +14,15 @@ from common import wiring
 from common.clock import Clock, utcnow
 from common.config import Settings
 from common.secrets import derived_keys
-from web import (
-    card_webhooks,
-    dashboard,
-    health,
-    metrics,
-    openapi,
-    pages,
-    rate_limits,
-    refund_pages,
-    request_ids,
-    routes,
-)
-from web.auth import signature_middleware
-from web.links import page as link_pages
-from web.context import CONTEXT, Context
-from web.errors import error_middleware
-from web.input_limits import body_limit_middleware, path_ids_middleware
+from web.api import card_provider, openapi, routes
+from web import dashboard, pages
+from web.edge import health, metrics, rate_limits, request_ids
+from web.pages import refund
+from web.edge.auth import signature_middleware
+from web.pages import payment_link as link_pages
+from web.edge.app_state import CONTEXT, Context
+from web.edge.errors import error_middleware
+from web.edge.input_limits import body_limit_middleware, path_ids_middleware
 
 log = logging.getLogger(__name__)
 
@@ -83,8 +75,8 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
     pages.add_routes(app)
     health.add_routes(app)
     metrics.add_routes(app)
-    refund_pages.add_routes(app)
+    refund.add_routes(app)
     link_pages.add_routes(app)
-    card_webhooks.add_routes(app)
+    card_provider.add_routes(app)
     dashboard.add_routes(app, settings)
     return app

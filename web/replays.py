@@ -3,7 +3,7 @@
 Signatures are remembered for as long as their timestamp could pass the tolerance check. A write whose signature
 was seen before is refused (`signature_replayed`), except one that carries an Idempotency-Key: it goes on, marked
 as a repeat, and is given the answer recorded for that key; a key with no recorded answer refuses it like any
-other repeat (web/idempotency.py for the calls answered here, web/commands.py for the order actors' commands).
+other repeat (web/edge/idempotency.py for the calls answered here, web/api/commands.py for the order actors' commands).
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from aiohttp import web
 
 from common.config import Settings
-from web.context import REPEATED_SIGNATURE, ctx
-from web.errors import ApiError
+from web.edge.app_state import REPEATED_SIGNATURE, ctx
+from web.edge.errors import ApiError
 
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 KEYED_METHODS = ("POST", "PATCH")  # the methods whose answers an Idempotency-Key records

@@ -15,7 +15,7 @@ from notify.notifier import Notifier
 from tests.cards.test_refunds import faulty, refund
 from tests.dashboard.support import Http, make_staff
 from tests.notify.test_notifications import count, mailer_to, parts
-from web.dashboard.site import dashboard_url
+from web.edge.dashboard_site import dashboard_url
 
 ACCOUNT_ERROR = "card_account_error"
 

@@ -24,7 +24,7 @@ from chain_watchers.references import reference
 from chain_watchers.ton import TonAdapter
 from tests.e2e.support import receive_addresses
 from tests.integration.helpers import QUICK
-from web.destinations import registry
+from web.reads.networks import registry
 from web.pages.quotes import quotes
 
 NODE_DIR = Path(__file__).parent / "node"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from web.openapi import document
+from web.api.openapi import document
 
 SNAPSHOT = Path(__file__).with_name("openapi.json")
 

@@ -12,7 +12,7 @@ from openapi_spec_validator import validate
 
 from tests.contract.record import SNAPSHOT
 from tests.integration.helpers import QUICK, USDT, pay, quick
-from web.openapi import document
+from web.api.openapi import document
 
 
 def test_the_document_passes_the_openapi_validator():

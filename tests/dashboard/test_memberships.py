@@ -14,7 +14,7 @@ from playwright.async_api import expect
 from common import users
 from tests.conftest import owner_transaction
 from tests.dashboard.support import PASSWORD, SIZES, Http, make_staff
-from web.dashboard import sessions
+from web.edge import staff_sessions
 
 MIGRATION = Path(__file__).resolve().parents[2] / "migrations" / "030_one_person_several_merchants.sql"
 
@@ -28,13 +28,13 @@ async def two_shops(stack):
 
 
 def _cookie(http: Http) -> str:
-    return next(c.value for c in http.session.cookie_jar if c.key == sessions.COOKIE)
+    return next(c.value for c in http.session.cookie_jar if c.key == staff_sessions.COOKIE)
 
 
 async def _me_with(clients, dashboard: str, raw: str) -> int:
     """What /app/me answers a browser holding only this session cookie."""
     other = clients(dashboard)
-    other.session.cookie_jar.update_cookies({sessions.COOKIE: raw})
+    other.session.cookie_jar.update_cookies({staff_sessions.COOKIE: raw})
     return (await other.get("/app/me"))[0]
 
 

@@ -10,8 +10,9 @@ from common import money
 from tests.dashboard.support import SIZES, decode_qr, sign_in
 from tests.e2e.support import console_errors, receive_addresses
 from tests.integration.helpers import pay, quick
-from web import destinations
-from web.dashboard import display
+from web.api import chain_inputs
+from web.reads import networks
+from web.dashboard import details
 
 CUSTOMER = receive_addresses("customer")
 FAMILIES = {"evm": "sepolia", "solana": "solana-devnet", "tron": "tron-nile", "ton": "ton-testnet"}
@@ -20,7 +21,7 @@ ITEMS = [{"name": "Ethiopia Guji, 250 g", "unit_amount": "14.50", "quantity": 2}
 
 
 async def refund_on(client, order_id: str, network: str, amount: str = "3.25") -> str:
-    coin = destinations.registry().network(network).stablecoins[0]
+    coin = networks.registry().network(network).stablecoins[0]
     status, refund = await client.post(f"/b2b/v1/merchants/{client.merchant_id}/refunds", {
         "order_id": order_id, "amount": amount, "reason": "returned", "refund_to_address": CUSTOMER[network],
         "refund_network": network, "refund_token_address": coin.address})
@@ -48,11 +49,11 @@ async def test_execution_screen_shows_the_transfer_and_the_networks_own_link(pag
     await sign_in(page, staff)
     errors = console_errors(page)
     await page.goto(staff.url(f"/refunds/{refund_id}"))
-    send = display.payout(network, destinations.address(destinations.network(network, "n"), CUSTOMER[network], "a"),
-                          destinations.registry().network(network).stablecoins[0].address, money.parse("3.25"))
+    send = details.payout(network, chain_inputs.address(chain_inputs.network(network, "n"), CUSTOMER[network], "a"),
+                          networks.registry().network(network).stablecoins[0].address, money.parse("3.25"))
     await expect(page.get_by_test_id("send-address")).to_have_text(send["address"])
     await expect(page.get_by_test_id("send-amount")).to_have_value("3.25")
-    await expect(page.get_by_test_id("send-network")).to_have_text(display.name(network))
+    await expect(page.get_by_test_id("send-network")).to_have_text(details.name(network))
     if family == "tron":
         assert send["link"] is None
         await expect(page.get_by_test_id("no-qr")).to_contain_text("type the amount by hand")

@@ -8,7 +8,8 @@ import pytest
 
 from common.config import load
 from tests.dashboard.support import sign_in
-from web.dashboard import signin, site
+from web.dashboard import signin
+from web.edge import dashboard_site
 
 
 async def test_a_user_signs_in_in_the_browser_and_sees_the_orders_and_the_test_switch(page, staff):
@@ -42,7 +43,7 @@ async def test_session_cookie_is_http_only_lax_and_not_secure_on_local_http(http
 ])
 def test_cookies_are_secure_except_on_local_http_and_the_prefix_follows_the_url(url, secure, prefix):
     settings = load({}, dashboard_url=url, port=8080)
-    assert (site.secure_cookies(settings), site.prefix(settings)) == (secure, prefix)
+    assert (dashboard_site.secure_cookies(settings), dashboard_site.prefix(settings)) == (secure, prefix)
 
 
 async def test_a_wrong_password_is_refused_without_saying_which_part_was_wrong(http, staff):

@@ -12,7 +12,7 @@ import sys
 import pytest
 
 from common import users
-from web.context import CONTEXT
+from web.edge.app_state import CONTEXT
 from web.dashboard.html import HEADERS
 
 CLI = [sys.executable, "-m", "service", "users", "create"]

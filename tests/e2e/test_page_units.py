@@ -10,7 +10,7 @@ import pytest
 from actors.state import Order, OrderStatus, Session, SessionStatus
 from chain_watchers.registry import parse_registry
 from web import i18n
-from web.destinations import registry
+from web.reads.networks import registry
 from web.pages.quotes import quotes, reference
 from web.pages.session import Attempt
 from web.pages.status import state, status_json

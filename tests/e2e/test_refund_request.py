@@ -1,4 +1,4 @@
-"""sdk.openRefundRequest in each mode, submitting the real hosted refund form (web/refund_pages.py).
+"""sdk.openRefundRequest in each mode, submitting the real hosted refund form (web/pages/refund.py).
 
 They drive the form by its field names (those of the customer refund body) and wait for the refund status card
 the form leads to once submitted.

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, settings as hypothesis_settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 
-from web.signing import sign
+from web.edge.signing import sign
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 EXAMPLES = int(os.environ.get("FUZZ_EXAMPLES", "8"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from web.signing import sign
+from web.edge.signing import sign
 
 PATH = "/b2b/v1/orders?limit=1"
 

@@ -15,7 +15,7 @@ from common import db
 from common.merchants import ApiKey
 from common.secrets import Vault
 from tests.conftest import RUN, database, running
-from web.key_cache import MAX_ENTRIES, KeyCache
+from web.edge.key_cache import MAX_ENTRIES, KeyCache
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 QUICK = "/b2b/v1/checkout-sessions/quick"
@@ -103,7 +103,7 @@ def test_the_key_cache_is_bounded():
 
 
 def test_a_miss_is_forgotten_within_seconds(monkeypatch):
-    import web.key_cache as key_cache
+    import web.edge.key_cache as key_cache
 
     now = [1000.0]
     monkeypatch.setattr(key_cache.time, "monotonic", lambda: now[0])
@@ -118,7 +118,7 @@ def test_a_miss_is_forgotten_within_seconds(monkeypatch):
 
 
 async def test_made_up_keys_do_not_grow_the_cache_past_its_bound(stack, merchant):
-    from web.context import CONTEXT
+    from web.edge.app_state import CONTEXT
 
     cache = stack.server.app[CONTEXT].key_cache
     cache.max_entries = 50

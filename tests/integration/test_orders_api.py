@@ -8,7 +8,7 @@ import re
 import pytest
 
 from tests.integration.helpers import QUICK, expire_due, order, pay, quick, until
-from web.routes import PREFIX, ROUTES
+from web.api.routes import PREFIX, ROUTES
 
 
 async def test_quick_session_answer(stack, merchant):

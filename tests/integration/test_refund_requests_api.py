@@ -17,7 +17,7 @@ from tests.integration.test_refunds_api import (
     paid_order,
     set_auto_approve,
 )
-from web.context import CONTEXT
+from web.edge.app_state import CONTEXT
 
 
 async def mint(client, **body):

@@ -11,7 +11,7 @@ import pytest
 from common import users
 from tests.dashboard.support import make_staff
 from tests.integration.helpers import order, pay, quick
-from web import routes
+from web.api import routes
 
 LIVE_ONLY = [route for route in routes.ROUTES if getattr(route.handler, "live_key_only", False)]
 BODIES = {"InvitationIn": {"email": "x@evil.test", "role": "owner"}, "StaffRoleIn": {"role": "cashier"}}

@@ -21,7 +21,7 @@ from tests.e2e.conftest import browser  # noqa: F401
 from tests.integration.test_refund_requests_api import Buyer, minted
 from tests.integration.test_refunds_api import paid_order
 from tests.support.ports import free_port
-from web.dashboard.site import dashboard_url
+from web.edge.dashboard_site import dashboard_url
 
 NOTE = '<script>alert("x")</script> =HYPERLINK("http://x","y")'
 

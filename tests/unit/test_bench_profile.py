@@ -9,7 +9,7 @@ from bench.profile import top_frames
 RAW = "\n".join([
     "main (svc.py:1);run (uvloop/__init__.py:5);epoll_pwait (libc.so.6) 50",
     "main (svc.py:1);run (uvloop/__init__.py:5);handle (/x/site-packages/web/app.py:10);write (libc.so.6) 30",
-    "main (svc.py:1);run (uvloop/__init__.py:5);handle (/x/site-packages/web/app.py:12);sign (web/signing.py:3) 10",
+    "main (svc.py:1);run (uvloop/__init__.py:5);handle (/x/site-packages/web/app.py:12);sign (web/edge/signing.py:3) 10",
     "main (svc.py:1);run (uvloop/__init__.py:5);walk (tree.py:4);walk (tree.py:4);walk (tree.py:9) 10",
 ])
 
@@ -24,7 +24,7 @@ def test_shares_are_of_the_busy_samples_with_idle_waits_apart():
     summary = top_frames(RAW)
     assert summary.splitlines()[0] == "50 busy samples (50 more waiting in epoll)"
     own = _table(summary, "own")
-    assert own == {"write (libc.so.6)": 60.0, "sign (web/signing.py)": 20.0, "walk (tree.py)": 20.0}
+    assert own == {"write (libc.so.6)": 60.0, "sign (web/edge/signing.py)": 20.0, "walk (tree.py)": 20.0}
 
 
 def test_a_function_counts_once_a_stack_whatever_its_lines_and_the_root_frames_are_left_out():

@@ -14,10 +14,10 @@ from aiohttp.test_utils import TestClient, TestServer
 from actors.bus import CommandBus
 from common import faults, metrics
 from common.merchants import ApiKey
-from web import key_cache
-from web.context import COMMAND_ID
-from web.errors import error_middleware
-from web.key_cache import KeyCache
+from web.edge import key_cache
+from web.edge.app_state import COMMAND_ID
+from web.edge.errors import error_middleware
+from web.edge.key_cache import KeyCache
 
 # What a failover showed, each raised by asyncpg while a request or a batch used the database.
 FAILOVER_FAULTS = [

@@ -53,11 +53,11 @@ def test_every_error_code_the_refunds_document_names_is_one_the_service_answers(
 
 
 def test_the_refund_request_token_is_as_documented():
-    from web.commands import Ids
+    from web.api.commands import Ids
 
     stated = re.search(r"`rfqt_` \+ (\d+) lowercase hex characters", (DOCS / "refunds.md").read_text())
     assert stated, "docs/refunds.md no longer says what a token looks like"
-    # Both ways the mint route makes one (web/views/refund_requests.py): at random, and from an Idempotency-Key.
+    # Both ways the mint route makes one (web/api/handlers/refund_requests.py): at random, and from an Idempotency-Key.
     for ids in (Ids(None, 1_764_000_000_000, b"k"), Ids("idem-key", 1_764_000_000_000, b"k", keyed=True)):
         assert re.fullmatch(rf"rfqt_[0-9a-f]{{{stated.group(1)}}}", ids.make("rfqt", "token", 24))
 

@@ -1,4 +1,4 @@
-"""Receipt keys (web/receipts.py) and the card details a provider's event gives the receipt."""
+"""Receipt keys (web/api/receipts.py) and the card details a provider's event gives the receipt."""
 
 from __future__ import annotations
 

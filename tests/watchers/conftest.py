@@ -17,7 +17,7 @@ from chain_watchers.watch import AdapterFactory, WatchOptions
 from tests.chain.fake_solana_rpc import Cluster, build_app
 from tests.chain.test_evm import EvmWorld
 from tests.watchers.evm_shop import EvmShop, use_local_token
-from web import destinations
+from web.reads import networks
 
 # Every row is due at every tick and a failing RPC is retried at once: tests step watchers by hand.
 OPTIONS = WatchOptions(recheck_s=0, backoff_base_s=0, backoff_max_s=0, late_every=1)
@@ -58,7 +58,7 @@ async def shop(stack, merchant, watchers, monkeypatch) -> AsyncIterator[EvmShop]
     use_local_token(monkeypatch, chain.token.address)
     yield await EvmShop(stack, merchant, chain, watchers).start()
     monkeypatch.undo()
-    destinations.registry.cache_clear()
+    networks.registry.cache_clear()
 
 
 @pytest.fixture

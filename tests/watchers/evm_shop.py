@@ -16,7 +16,7 @@ from tests.chain.test_evm import GAS, EvmWorld
 from tests.integration.helpers import QUICK, order
 from testkit.signed import Signed
 from tests.watchers import api
-from web import destinations
+from web.reads import networks
 
 
 class EvmShop:
@@ -113,4 +113,4 @@ class EvmShop:
 def use_local_token(monkeypatch, token_address: str) -> None:
     """The web layer's registry, as the operator sets it after deploying contracts/TestUSD.sol."""
     monkeypatch.setenv("LOCAL_TESTUSD_ADDRESS", token_address)
-    destinations.registry.cache_clear()
+    networks.registry.cache_clear()

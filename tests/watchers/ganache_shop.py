@@ -25,7 +25,7 @@ from tests.integration.helpers import QUICK, order
 from testkit.signed import Signed
 from tests.watchers import api
 from tests.watchers.conftest import forget_cursors
-from web import destinations
+from web.reads import networks
 
 SLUG = "ganache"
 # name: (symbol, decimals, transfer fee in basis points, configured as the network's stablecoin)
@@ -58,11 +58,11 @@ async def ganache_network() -> AsyncIterator[Ganache]:
             registry = pathlib.Path(folder) / "networks.toml"
             registry.write_text(DEFAULT_FILE.read_text(encoding="utf-8") + "\n" + registry_toml(proxy_url, *coins))
             patch.setenv("NETWORKS_FILE", str(registry))
-            destinations.registry.cache_clear()
+            networks.registry.cache_clear()
             try:
                 yield Ganache(chain, tokens, network(proxy_url, *coins), proxy)
             finally:
-                destinations.registry.cache_clear()
+                networks.registry.cache_clear()
 
 
 class GanacheShop:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from web.context import CONTEXT
+from web.edge.app_state import CONTEXT
 
 
 async def _until_listed(shop, refund_id: str, deadline_s: float = 10.0) -> list[dict]:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web import audit_trail
+from web.api import audit_trail
 
 from web.dashboard.guard import signed_in
 from common.roles import Can
-# The module, not its names: web/views/exports.py reaches this package (exports/rows.py reads display names).
-from web.views import exports as api_exports
+# The module, not its names: web/api/handlers/exports.py reaches this package (exports/rows.py reads display names).
+from web.api.handlers import exports as api_exports
 
 
 @signed_in(Can.SEE_ORDERS, json=True)

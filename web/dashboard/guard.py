@@ -12,13 +12,14 @@ from common import logs, users
 from common.audit import Actor
 from common.merchants import ApiKey
 from notify import store as notify_store
-from web import decoding
-from web.audit_trail import STAFF_ACTOR
-from web.context import CALLER, ctx
-from web.dashboard import keys, sessions, site
+from web.edge import decoding
+from web.api.audit_trail import STAFF_ACTOR
+from web.edge.app_state import CALLER, ctx
+from web.dashboard import app_keys
+from web.edge import staff_sessions, dashboard_site
 from web.dashboard.html import error_page, problem
 from common.roles import Can, allows
-from web.errors import ApiError
+from web.edge.errors import ApiError
 
 CSRF_HEADER = "X-CSRF-Token"
 _FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
@@ -27,7 +28,7 @@ _FORMS = ("application/x-www-form-urlencoded", "multipart/form-data")
 async def check_csrf(request: web.Request, expected: str) -> None:
     """The form's token must be the session's (or the sign-in cookie's); a foreign Origin is refused outright."""
     origin = request.headers.get("Origin")
-    if origin is not None and origin != site.origin(ctx(request).settings, request):
+    if origin is not None and origin != dashboard_site.origin(ctx(request).settings, request):
         raise ApiError(403, "cross_origin_refused", "This form only accepts submissions from the dashboard itself.")
     sent = request.headers.get(CSRF_HEADER)
     if sent is None and request.content_type in _FORMS:
@@ -54,14 +55,14 @@ def _guard(handler, *, needs: Can, json: bool, while_locked: bool):
     @functools.wraps(handler)
     async def guarded(request: web.Request) -> web.StreamResponse:
         c = ctx(request)
-        session = await sessions.load(c.pool, c.derived.dashboard_session, request.cookies.get(sessions.COOKIE), c.clock())
+        session = await staff_sessions.load(c.pool, c.derived.dashboard_session, request.cookies.get(staff_sessions.COOKIE), c.clock())
         if session is None:
             if json:
                 raise ApiError(401, "signed_out", "Sign in to the dashboard again.")
             # Back to the page after signing in; a form's action is no page to come back to.
             query = f"?{urlencode({'next': request.path_qs})}" if request.method == "GET" else ""
-            raise web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin{query}")
-        request[keys.STAFF] = session
+            raise web.HTTPSeeOther(f"{request.app[app_keys.PREFIX]}/signin{query}")
+        request[app_keys.STAFF] = session
         logs.note(merchant_id=session.merchant_id)
         refusal = None
         if session.locked and not while_locked:
@@ -79,11 +80,11 @@ def _guard(handler, *, needs: Can, json: bool, while_locked: bool):
             if request.method != "GET":
                 await check_csrf(request, session.csrf_token)
             elif not json:
-                flash = await sessions.take_flash(c.pool, session)
+                flash = await staff_sessions.take_flash(c.pool, session)
                 if flash:
-                    request[keys.FLASH] = flash
-                request[keys.UNREAD] = await notify_store.unread(c.pool, session.user_id)
-                request[keys.TEAMS] = await users.memberships(c.pool, session.user_id)
+                    request[app_keys.FLASH] = flash
+                request[app_keys.UNREAD] = await notify_store.unread(c.pool, session.user_id)
+                request[app_keys.TEAMS] = await users.memberships(c.pool, session.user_id)
             return await handler(request)
         except ApiError as exc:
             if json:
@@ -101,5 +102,5 @@ async def form(request: web.Request) -> dict[str, str]:
 
 async def done(request: web.Request, location: str, message: str) -> web.HTTPSeeOther:
     """After a change: a message for the next page and the redirect there (the raise is the caller's)."""
-    await sessions.flash(ctx(request).pool, request[keys.STAFF], message)
+    await staff_sessions.flash(ctx(request).pool, request[app_keys.STAFF], message)
     return web.HTTPSeeOther(location)

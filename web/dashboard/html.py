@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web.dashboard import keys
+from web.dashboard import app_keys
 from common.roles import Can, allows
-from web.errors import ApiError
+from web.edge.errors import ApiError
 from web.i18n import Translator
 from web.pages.templating import CSP, PAGE_HEADERS, render as render_page
 
@@ -29,15 +29,15 @@ MODELESS = frozenset({"team", "audit"})  # the merchant's whole team and log: at
 def render(request: web.Request, name: str, code: int = 200, config: dict | None = None, t: Translator = _ENGLISH,
            **values) -> web.Response:
     """`config` reaches the page's scripts as JSON (the CSP runs no inline script); the merchant app passes `t`."""
-    staff = request.get(keys.STAFF)
+    staff = request.get(app_keys.STAFF)
     mode = request.match_info.get("mode", "test")
-    prefix = request.app[keys.PREFIX]
+    prefix = request.app[app_keys.PREFIX]
     response = render_page(
         f"dashboard/{name}", t, config or {}, code=code, prefix=prefix, mode=mode, base=f"{prefix}/{mode}",
         livemode=mode == "live", staff=staff,
         sections=[(key, label, prefix if key in MODELESS else f"{prefix}/{mode}") for key, label, needs in SECTIONS
                   if staff and allows(staff.role, needs)], modeless=MODELESS, csrf=staff.csrf_token if staff else None,
-        flash=request.get(keys.FLASH), unread=request.get(keys.UNREAD, 0), teams=request.get(keys.TEAMS, []),
+        flash=request.get(app_keys.FLASH), unread=request.get(app_keys.UNREAD, 0), teams=request.get(app_keys.TEAMS, []),
         path=request.path, **values,
     )
     response.headers.update(HEADERS)

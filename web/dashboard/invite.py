@@ -10,13 +10,15 @@ import secrets
 from aiohttp import web
 
 from common import invitations, merchants, users
-from web import audit_trail, decoding
-from web.context import ctx
-from web.dashboard import keys, sessions
+from web.api import audit_trail
+from web.edge import decoding
+from web.edge.app_state import ctx
+from web.dashboard import app_keys
+from web.edge import staff_sessions
 from web.dashboard.guard import check_csrf
 from web.dashboard.html import error_page, render
 from web.dashboard.signin import SIGNIN_COOKIE, count_failure, signed_in_redirect, signin_token, wait_s
-from web.errors import ApiError
+from web.edge.errors import ApiError
 
 _GONE = {"used": "This invitation link was used already: sign in with the password chosen then.",
          "expired": "This invitation link has expired (links are valid 72 hours): ask an owner for a new one.",
@@ -30,7 +32,7 @@ async def _form(request: web.Request, invitation: invitations.Invitation, nonce:
                       token=request.match_info["token"], signin_csrf=signin_token(request, nonce),
                       min_password=users.MIN_PASSWORD, merchant_name=merchant.name if merchant else "",
                       has_account=await users.has_account(ctx(request).pool, invitation.email))
-    sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[keys.PREFIX], request.app[keys.SECURE])
+    staff_sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[app_keys.PREFIX], request.app[app_keys.SECURE])
     return response
 
 

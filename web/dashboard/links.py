@@ -1,18 +1,20 @@
 """Payment links in the dashboard (owner and manager): each link's shareable URL and QR, its orders, paid total and
-conversion, a form to make one, and archiving. The same checks and writes as the B2B calls (web/links/api.py)."""
+conversion, a form to make one, and archiving. The same checks and writes as the B2B calls (web/api/handlers/payment_links.py)."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from web import audit_trail, decoding
-from web.context import caller, ctx
+from web.api import audit_trail
+from web.edge import decoding
+from web.edge.app_state import caller, ctx
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import problem, render
 from common.roles import Can
-from web.errors import ApiError
-from web.links import api, store
-from web.links.bodies import PaymentLinkIn
+from web.edge.errors import ApiError
+from web.api.handlers import payment_links
+from web.api import link_store
+from web.api.link_bodies import PaymentLinkIn
 from web.pages import qr
 
 SHOWN = 100  # the newest links of the mode; the API pages through every one
@@ -26,8 +28,8 @@ async def _page(request: web.Request, code: int = 200, error: ApiError | None = 
                 entered: dict | None = None) -> web.Response:
     api_key = caller(request)
     async with ctx(request).pool.acquire() as conn:
-        found = await store.listing(conn, api_key.merchant_id, api_key.livemode, ctx(request).clock(), None, SHOWN)
-        links = await api.answer(request, conn, found)
+        found = await link_store.listing(conn, api_key.merchant_id, api_key.livemode, ctx(request).clock(), None, SHOWN)
+        links = await payment_links.answer(request, conn, found)
     shown = [{"link": link, "conversion": _conversion(link), "qr": qr.svg(link.url, "Payment link QR code")}
              for link in links]
     return render(request, "payment_links.html", code=code, links=shown, problem=problem(error),
@@ -50,32 +52,32 @@ async def create(request: web.Request) -> web.Response:
     if "expires_at" in fields:  # a datetime-local field: the dashboard's times are UTC
         fields["expires_at"] = fields["expires_at"] + ("" if fields["expires_at"].endswith("Z") else ":00Z")
     try:
-        columns = api.checked(decoding.convert(fields, PaymentLinkIn), now)
+        columns = payment_links.checked(decoding.convert(fields, PaymentLinkIn), now)
     except ApiError as refused:
         return await _page(request, 422, refused, entered)
     async with ctx(request).pool.acquire() as conn, conn.transaction():
-        link = await api.create(request, conn, columns)
+        link = await payment_links.create(request, conn, columns)
     raise await done(request, request.path, f"Payment link “{link.name}” created.")
 
 
 async def _set_status(request: web.Request, status: str, said: str) -> web.Response:
     api_key, now = caller(request), ctx(request).clock()
     async with ctx(request).pool.acquire() as conn, conn.transaction():
-        link = await store.get(conn, request.match_info["payment_link_id"], now, api_key.merchant_id,
+        link = await link_store.get(conn, request.match_info["payment_link_id"], now, api_key.merchant_id,
                                api_key.livemode, lock=True)
         if link is None:
             raise ApiError(404, "payment_link_not_found", "No such payment link.", "payment_link_id")
-        await api.update(request, conn, link, {"status": status})
+        await payment_links.update(request, conn, link, {"status": status})
     raise await done(request, request.path.rsplit("/", 2)[0], f"Payment link “{link.name}” {said}.")
 
 
 @signed_in(Can.SHARE_LINKS)
 @audit_trail.records("payment_link.archived")
 async def archive(request: web.Request) -> web.Response:
-    return await _set_status(request, store.ARCHIVED, "archived: buyers can no longer pay through it")
+    return await _set_status(request, link_store.ARCHIVED, "archived: buyers can no longer pay through it")
 
 
 @signed_in(Can.SHARE_LINKS)
 @audit_trail.records("payment_link.activated")
 async def activate(request: web.Request) -> web.Response:
-    return await _set_status(request, store.ACTIVE, "active again")
+    return await _set_status(request, link_store.ACTIVE, "active again")

@@ -6,13 +6,15 @@ from __future__ import annotations
 from aiohttp import web
 
 from common import users
-from web import audit_trail, bodies, decoding
-from web.context import ctx
-from web.dashboard import keys, sessions
+from web.api import audit_trail, bodies
+from web.edge import decoding
+from web.edge.app_state import ctx
+from web.dashboard import app_keys
+from web.edge import staff_sessions
 from web.dashboard.guard import signed_in
 from common.roles import Can
 from web.dashboard.signin import count_failure, wait_s
-from web.errors import ApiError
+from web.edge.errors import ApiError
 
 MAX_PIN_FAILURES = 5
 
@@ -33,7 +35,7 @@ def _pin(pin: str) -> None:
 async def set_pin(request: web.Request) -> web.Response:
     """The password is asked again, and counted against the sign-in limits: a session left open must not let
     anyone set a PIN, nor try passwords here that the sign-in form would have stopped."""
-    c, staff = ctx(request), request[keys.STAFF]
+    c, staff = ctx(request), request[app_keys.STAFF]
     posted = decoding.decode(await request.read(), bodies.PinIn)
     _pin(posted.pin)
     ip = request.remote or "unknown"
@@ -52,23 +54,23 @@ async def set_pin(request: web.Request) -> web.Response:
 @signed_in(Can.SIGN_OUT, json=True)
 @audit_trail.records_nothing(audit_trail.OWN_SESSION)
 async def lock(request: web.Request) -> web.Response:
-    c, staff = ctx(request), request[keys.STAFF]
+    c, staff = ctx(request), request[app_keys.STAFF]
     if not await users.has_pin(c.pool, staff.user_id):
         raise ApiError(409, "pin_not_set", "Set a PIN before locking: without one only a new sign-in would open it.")
-    await sessions.lock(c.pool, staff)
+    await staff_sessions.lock(c.pool, staff)
     return _ok(locked=True)
 
 
 @signed_in(Can.SIGN_OUT, json=True, while_locked=True)
 @audit_trail.records("pin.locked_out")
 async def unlock(request: web.Request) -> web.Response:
-    c, staff = ctx(request), request[keys.STAFF]
+    c, staff = ctx(request), request[app_keys.STAFF]
     pin = decoding.decode(await request.read(), bodies.UnlockIn).pin
     _pin(pin)
     if await users.pin_matches(c.pool, staff.user_id, pin):
-        await sessions.unlock(c.pool, staff)
+        await staff_sessions.unlock(c.pool, staff)
         return _ok(locked=False)
-    left = await sessions.count_pin_failure(c.pool, staff, MAX_PIN_FAILURES)
+    left = await staff_sessions.count_pin_failure(c.pool, staff, MAX_PIN_FAILURES)
     if left == 0:
         await audit_trail.record(request, "pin.locked_out", object_id=staff.user_id)
         raise ApiError(401, "signed_out", "Five wrong PINs: you are signed out. Sign in again with your password.")

@@ -7,9 +7,9 @@ from aiohttp import web
 
 from common.clock import iso
 from notify import kinds, store
-from web import audit_trail
-from web.context import ctx
-from web.dashboard import keys
+from web.api import audit_trail
+from web.edge.app_state import ctx
+from web.dashboard import app_keys
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import render
 from common.roles import Can
@@ -22,7 +22,7 @@ def _shown(row) -> dict:
 
 
 async def _choices(request: web.Request) -> list[dict]:
-    staff = request[keys.STAFF]
+    staff = request[app_keys.STAFF]
     chosen = await store.choices(ctx(request).pool, staff.user_id)
     return [{"kind": k.value, "label": kinds.RULES[k].label, "on": kinds.wanted(staff.role, k, chosen.get(k))}
             for k in kinds.offered(staff.role)]
@@ -30,7 +30,7 @@ async def _choices(request: web.Request) -> list[dict]:
 
 @signed_in(Can.SIGN_OUT)
 async def page(request: web.Request) -> web.Response:
-    found = await store.listed(ctx(request).pool, request[keys.STAFF].user_id)
+    found = await store.listed(ctx(request).pool, request[app_keys.STAFF].user_id)
     return render(request, "notifications.html", notifications=[_shown(r) for r in found],
                   choices=await _choices(request), section="notifications")
 
@@ -41,10 +41,10 @@ async def read(request: web.Request) -> web.Response:
     """One notification read (`notification_id`), or all of them; then back to the list, or to where it points."""
     posted = await form(request)
     c = ctx(request)
-    await store.mark_read(c.pool, request[keys.STAFF].user_id, c.clock(), posted.get("notification_id"))
+    await store.mark_read(c.pool, request[app_keys.STAFF].user_id, c.clock(), posted.get("notification_id"))
     target = posted.get("link", "")
-    back = f"{request.app[keys.PREFIX]}{target}" if target.startswith("/") and not target.startswith("//") \
-        else f"{request.app[keys.PREFIX]}/{request.match_info['mode']}/notifications"
+    back = f"{request.app[app_keys.PREFIX]}{target}" if target.startswith("/") and not target.startswith("//") \
+        else f"{request.app[app_keys.PREFIX]}/{request.match_info['mode']}/notifications"
     raise web.HTTPSeeOther(back)
 
 
@@ -53,19 +53,19 @@ async def read(request: web.Request) -> web.Response:
 async def choose(request: web.Request) -> web.Response:
     """The settings form: a box per kind offered to the role; an unticked box is a choice too."""
     posted = await form(request)
-    staff = request[keys.STAFF]
+    staff = request[app_keys.STAFF]
     chosen = {k: posted.get(k.value) == "on" for k in kinds.offered(staff.role)}
     await store.choose(ctx(request).pool, staff.user_id, chosen)
     await audit_trail.record(request, "notifications.changed", object_id=staff.user_id,
                              details={"chosen": {k.value: on for k, on in chosen.items()}})
-    raise await done(request, f"{request.app[keys.PREFIX]}/{request.match_info['mode']}/notifications",
+    raise await done(request, f"{request.app[app_keys.PREFIX]}/{request.match_info['mode']}/notifications",
                      "Your notification choices are saved.")
 
 
 @signed_in(Can.SIGN_OUT, json=True)
 async def app_list(request: web.Request) -> web.Response:
     """For the merchant app's bell: the unread count and the newest notifications."""
-    pool, user_id = ctx(request).pool, request[keys.STAFF].user_id
+    pool, user_id = ctx(request).pool, request[app_keys.STAFF].user_id
     answer = web.json_response({"unread": await store.unread(pool, user_id),
                                 "data": [_shown(r) for r in await store.listed(pool, user_id)]})
     answer.headers["Cache-Control"] = "no-store"
@@ -78,6 +78,6 @@ async def app_read(request: web.Request) -> web.Response:
     body = await request.json() if request.can_read_body else {}
     notification_id = body.get("notification_id") if isinstance(body, dict) else None
     c = ctx(request)
-    marked = await store.mark_read(c.pool, request[keys.STAFF].user_id, c.clock(),
+    marked = await store.mark_read(c.pool, request[app_keys.STAFF].user_id, c.clock(),
                                    notification_id if isinstance(notification_id, str) else None)
-    return web.json_response({"marked": marked, "unread": await store.unread(c.pool, request[keys.STAFF].user_id)})
+    return web.json_response({"marked": marked, "unread": await store.unread(c.pool, request[app_keys.STAFF].user_id)})

@@ -12,17 +12,17 @@ from actors import schema
 from actors.rules import CARD
 from actors.statuses import OrderStatus
 from common import audit, money
-from web import lookups, order_filters
-from web.context import ctx
-from web.dashboard import display
+from web.reads import owned, order_filters
+from web.edge.app_state import ctx
+from web.dashboard import details
 from web.dashboard.guard import signed_in
 from web.dashboard.html import problem, render
 from common.roles import Can
-from web.errors import ApiError
+from web.edge.errors import ApiError
 from web.pages import qr
-from web.pagination import Page
-from web.render import order_answer, refund_json, token_json
-from web.views.orders import ORDER_LIST
+from web.reads.pagination import Page
+from web.api.answers import order_answer, refund_json, token_json
+from web.api.handlers.orders import ORDER_LIST
 
 
 async def _search(request: web.Request, q: str | None) -> tuple[int | None, str | None]:
@@ -33,7 +33,7 @@ async def _search(request: web.Request, q: str | None) -> tuple[int | None, str 
     checkout = _CHECKOUT.search(q)
     if checkout:
         try:
-            return None, await lookups.order_id_of(request, "session_key", checkout.group(1))
+            return None, await owned.order_id_of(request, "session_key", checkout.group(1))
         except ApiError:
             return None, q  # another merchant's or mode's session: found nothing, like any unknown text
     return (int(q) if q.isdigit() and len(q) < 18 else None), q
@@ -47,7 +47,7 @@ async def orders_list(request: web.Request) -> web.Response:
     page = Page(request, (*order_filters.NAMES, "q"))
     filters = order_filters.parse(request.query)
     number, text = await _search(request, (page.filters["q"] or "").strip()[:255])
-    found, rows = await lookups.orders(request, filters, page.before, page.limit + 1, (number, text))
+    found, rows = await owned.orders(request, filters, page.before, page.limit + 1, (number, text))
     listed = page.answer(ORDER_LIST, [order_answer(request, o) for o in found], rows,
                          lambda r: (r["created_at"], r["order_id"]))
     return render(request, "orders.html", orders=listed.data, next_cursor=listed.next_cursor,
@@ -61,7 +61,7 @@ async def _timeline(request: web.Request, order_id: str) -> list[dict]:
     rows = await ctx(request).pool.fetch(
         "SELECT type, data, schema, created_at FROM events WHERE order_id = $1 ORDER BY seq", order_id)
     return [{"type": r["type"], "at": r["created_at"],
-             "details": display.event_details(msgspec.to_builtins(schema.event(r["data"], r["schema"])))}
+             "details": details.event_details(msgspec.to_builtins(schema.event(r["data"], r["schema"])))}
             for r in rows]
 
 
@@ -69,7 +69,7 @@ async def order_page(request: web.Request, order_id: str, *, code: int = 200, va
                      error: ApiError | None = None, token: str | None = None) -> web.Response:
     """The order page. With `values` the Issue Refund dialog opens on its form (and `error` beside the field it
     names); with `token` it opens on that minted link, its copy button and its QR code."""
-    order = await lookups.order(request, order_id)
+    order = await owned.order(request, order_id)
     settings, now = ctx(request).settings, ctx(request).clock()
     tokens = msgspec.to_builtins([token_json(settings, order, t, now) for t in order.tokens])
     minted = next((t for t in tokens if t["token"] == token), None)
@@ -80,7 +80,7 @@ async def order_page(request: web.Request, order_id: str, *, code: int = 200, va
         timeline=await _timeline(request, order.order_id), display=display,
         actions=await audit.of_order(ctx(request).pool, order.merchant_id, order.order_id),
         refundable=order.refundable, refundable_text=money.format(order.refundable),
-        destinations=display.destination_options(order.livemode, any(p.network == CARD for p in order.payments)),
+        destinations=details.destination_options(order.livemode, any(p.network == CARD for p in order.payments)),
         dialog="link" if minted else ("form" if values is not None else None),
         values={"action": "execute", "destination": f"{first.network}|{first.token_address}" if first else "",
                 **(values or {})},

@@ -9,14 +9,16 @@ from aiohttp import web
 
 from actors.views import stored_view
 from actors.statuses import TokenStatus
-from web import audit_trail, bodies, decoding
-from web.context import caller, ctx
-from web.dashboard import display, keys, site
+from web.api import audit_trail, bodies
+from web.edge import decoding
+from web.edge.app_state import caller, ctx
+from web.dashboard import details, app_keys
+from web.edge import dashboard_site
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import render
 from common.roles import Can
-from web.render import refund_json, token_json
-from web.views import refund_requests
+from web.api.answers import refund_json, token_json
+from web.api.handlers import refund_requests
 
 SHOWN = 100  # newest first; a queue longer than this is worked from the top
 
@@ -71,7 +73,7 @@ async def queues(request: web.Request) -> web.Response:
 
 
 def _back(request: web.Request) -> str:
-    return f"{request.app[keys.PREFIX]}/{request.match_info['mode']}/review"
+    return f"{request.app[app_keys.PREFIX]}/{request.match_info['mode']}/review"
 
 
 @signed_in(Can.REFUND)
@@ -86,6 +88,6 @@ async def cancel_token(request: web.Request) -> web.Response:
 @audit_trail.records("refund_link.created")
 async def approve_renewal(request: web.Request) -> web.Response:
     """The new link replaces the old one; the buyer's page never shows it, so the merchant is shown it to send."""
-    renewed = await refund_requests.renew(request, None, site.TOKEN_TTL_S)
-    raise await done(request, f"{request.app[keys.PREFIX]}/{request.match_info['mode']}/refund-requests/"
+    renewed = await refund_requests.renew(request, None, dashboard_site.TOKEN_TTL_S)
+    raise await done(request, f"{request.app[app_keys.PREFIX]}/{request.match_info['mode']}/refund-requests/"
                               f"{renewed.token}", "Renewal approved: send the customer this new link.")

@@ -5,16 +5,16 @@ from __future__ import annotations
 from aiohttp import web
 
 from common.config import Settings
-from web.dashboard import (audit, exports, invite, issue, keys, links, lock, notifications, orders, payout, review,
-                           sales, settings, shell, signin, site, team, webhooks)
-from web.context import ctx
+from web.dashboard import (audit, exports, invite, issue_refund, app_keys, links, lock, notifications, orders, refund_execution, review, sales, settings, app_shell, signin, team, webhooks)
+from web.edge import dashboard_site
+from web.edge.app_state import ctx
 from web.dashboard.html import error_page, render
 
 MODE = "/{mode:test|live}"
 
 
 async def home(request: web.Request) -> web.Response:
-    raise web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin")
+    raise web.HTTPSeeOther(f"{request.app[app_keys.PREFIX]}/signin")
 
 
 async def front_door(request: web.Request) -> web.Response:
@@ -22,7 +22,7 @@ async def front_door(request: web.Request) -> web.Response:
     and tells a buyer or a developer where they belong, not a bare 404."""
     settings = ctx(request).settings
     # Here, unless DASHBOARD_URL puts the dashboard on an origin of its own.
-    dashboard = site.dashboard_url(settings) if settings.dashboard_url else request.app[keys.PREFIX]
+    dashboard = dashboard_site.dashboard_url(settings) if settings.dashboard_url else request.app[app_keys.PREFIX]
     return render(request, "home.html", signin=f"{dashboard}/signin")
 
 
@@ -45,10 +45,10 @@ ROUTES = [
     ("POST", "/team/{user_id}/role", team.change_role),
     ("POST", "/team/{user_id}/remove", team.remove),
     ("GET", "/audit", audit.audit_page),
-    ("GET", "/app", shell.page),
-    ("GET", "/app/manifest.webmanifest", shell.manifest),
-    ("GET", "/app/sw.js", shell.worker),
-    ("GET", "/app/me", shell.me),
+    ("GET", "/app", app_shell.page),
+    ("GET", "/app/manifest.webmanifest", app_shell.manifest),
+    ("GET", "/app/sw.js", app_shell.worker),
+    ("GET", "/app/me", app_shell.me),
     ("POST", "/app/pin", lock.set_pin),
     ("POST", "/app/lock", lock.lock),
     ("POST", "/app/unlock", lock.unlock),
@@ -65,17 +65,17 @@ ROUTES = [
     ("GET", MODE + "/exports/orders", exports.orders),
     ("GET", MODE + "/exports/payments", exports.payments),
     ("GET", MODE + "/exports/refunds", exports.refunds),
-    ("GET", MODE + "/orders/{order_id}/refund", issue.dialog),
-    ("POST", MODE + "/orders/{order_id}/refund", issue.issue),
-    ("GET", MODE + "/refund-requests/{token}", issue.minted_link),
+    ("GET", MODE + "/orders/{order_id}/refund", issue_refund.dialog),
+    ("POST", MODE + "/orders/{order_id}/refund", issue_refund.issue),
+    ("GET", MODE + "/refund-requests/{token}", issue_refund.minted_link),
     ("POST", MODE + "/refund-requests/{token}/cancel", review.cancel_token),
     ("POST", MODE + "/refund-requests/{token}/renewal/approve", review.approve_renewal),
-    ("GET", MODE + "/refunds/{refund_id}", payout.refund_screen),
-    ("GET", MODE + "/refunds/{refund_id}/progress", payout.refund_progress),
-    ("POST", MODE + "/refunds/{refund_id}/submit-tx", payout.submit_tx),
-    ("POST", MODE + "/refunds/{refund_id}/approve", payout.approve),
-    ("POST", MODE + "/refunds/{refund_id}/reject", payout.reject),
-    ("POST", MODE + "/refunds/{refund_id}/retry", payout.retry),
+    ("GET", MODE + "/refunds/{refund_id}", refund_execution.refund_screen),
+    ("GET", MODE + "/refunds/{refund_id}/progress", refund_execution.refund_progress),
+    ("POST", MODE + "/refunds/{refund_id}/submit-tx", refund_execution.submit_tx),
+    ("POST", MODE + "/refunds/{refund_id}/approve", refund_execution.approve),
+    ("POST", MODE + "/refunds/{refund_id}/reject", refund_execution.reject),
+    ("POST", MODE + "/refunds/{refund_id}/retry", refund_execution.retry),
     ("POST", MODE + "/settings/card", settings.connect_card),
     ("POST", MODE + "/settings/card/disconnect", settings.disconnect_card),
     ("GET", MODE + "/review", review.queues),
@@ -100,9 +100,9 @@ ROUTES = [
 
 def add_routes(app: web.Application, config: Settings) -> None:
     """Mount the dashboard on the app at DASHBOARD_URL's path (/dashboard unless it names one)."""
-    prefix = site.prefix(config)
-    app[keys.PREFIX] = prefix
-    app[keys.SECURE] = site.secure_cookies(config)
+    prefix = dashboard_site.prefix(config)
+    app[app_keys.PREFIX] = prefix
+    app[app_keys.SECURE] = dashboard_site.secure_cookies(config)
     for method, path, handler in ROUTES:
         app.router.add_route(method, prefix + path, handler)
     app.router.add_get("/", front_door)

@@ -11,19 +11,22 @@ from actors.views import stored_view
 from common import money
 from common.clock import iso
 from common.receipt_keys import receipt_url
-from web import audit_trail, bodies, decoding, destinations, lookups
-from web.context import caller, ctx
-from web.dashboard import keys
+from web.api import audit_trail, bodies
+from web.reads import networks
+from web.edge import decoding
+from web.reads import owned
+from web.edge.app_state import caller, ctx
+from web.dashboard import app_keys
 from web.dashboard.guard import signed_in
 from common.roles import Can, allows
-from web.errors import ApiError
+from web.edge.errors import ApiError
 from web.pages import qr, session
 from web.pages.checkout import required_confirmations
 from common.network_names import network_name
 from web.pages.quotes import accepted
 from web.pages.status import status_json
-from web.render import checkout_url, respond
-from web.views import orders
+from web.api.answers import checkout_url, respond
+from web.api.handlers import orders
 
 DAY_LIMIT = timedelta(hours=36)  # "today" begins at the device's midnight: at most a day and a half ago
 
@@ -36,14 +39,14 @@ def _no_store(data: dict, status: int = 200) -> web.Response:
 
 async def _sale(request: web.Request, order_id: str) -> dict:
     """What the counter shows of a sale: the buyer's checkout link and QR, the networks, and the live state."""
-    order = await lookups.order(request, order_id)
-    staff = request[keys.STAFF]
+    order = await owned.order(request, order_id)
+    staff = request[app_keys.STAFF]
     if not allows(staff.role, Can.SEE_ORDERS):
         seller = await ctx(request).pool.fetchval("SELECT user_id FROM counter_sales WHERE order_id = $1", order_id)
         if seller != staff.user_id:  # a cashier's own sales only, and the same answer as an unknown order
-            raise lookups.missing("order")
+            raise owned.missing("order")
     if not order.sessions:  # an order made by the API without a checkout: nothing to show a buyer
-        raise lookups.missing("order")
+        raise owned.missing("order")
     key = order.sessions[-1].session_key
     found = await session.load(ctx(request).pool, key)
     url = checkout_url(ctx(request).settings, key)
@@ -53,7 +56,7 @@ async def _sale(request: web.Request, order_id: str) -> dict:
         "order_id": order.order_id, "order_number": str(order.order_number), "amount": money.format(order.amount_owed),
         "external_ref": order.external_ref, "checkout_url": url, "qr": qr.data_uri(url),
         "networks": [network_name(net.slug) for net, _ in
-                     accepted(destinations.registry(), order.livemode, found.receive_addresses)],
+                     accepted(networks.registry(), order.livemode, found.receive_addresses)],
         "status": status,
         # After a paid sale the buyer scans this to keep the receipt (or the counter prints it).
         "receipt_qr": qr.data_uri(status["receipt_url"]) if status["receipt_url"] else None,
@@ -70,7 +73,7 @@ async def sell(request: web.Request) -> web.Response:
     await ctx(request).pool.execute(
         "INSERT INTO counter_sales (order_id, user_id, merchant_id, livemode, created_at) VALUES ($1, $2, $3, $4, $5)"
         " ON CONFLICT (order_id) DO NOTHING",
-        order.order_id, request[keys.STAFF].user_id, api_key.merchant_id, api_key.livemode, order.created_at)
+        order.order_id, request[app_keys.STAFF].user_id, api_key.merchant_id, api_key.livemode, order.created_at)
     await audit_trail.record(request, "sale.created", object_id=order.order_id, order_id=order.order_id,
                              details={"amount": money.format(order.amount_owed)})
     return _no_store(await _sale(request, order.order_id), 201)
@@ -100,7 +103,7 @@ async def todays_sales(request: web.Request) -> web.Response:
     rows = await ctx(request).pool.fetch(
         "SELECT o.state, o.state_schema FROM counter_sales c JOIN orders o USING (order_id)"
         " WHERE c.user_id = $1 AND c.livemode = $2 AND c.created_at >= $3 ORDER BY c.created_at DESC",
-        request[keys.STAFF].user_id, api_key.livemode, _since(request))
+        request[app_keys.STAFF].user_id, api_key.livemode, _since(request))
     sold = [stored_view(row["state"], row["state_schema"]) for row in rows]
     return _no_store({
         "sales": [{"order_id": o.order_id, "order_number": str(o.order_number), "at": iso(o.created_at),

@@ -7,14 +7,15 @@ from aiohttp import web
 from cards import accounts
 from common import merchants
 from common.clock import iso
-from web import audit_trail, bodies, decoding
-from web.context import caller, ctx
-from web.dashboard import display, webhooks
+from web.api import audit_trail, bodies
+from web.edge import decoding
+from web.edge.app_state import caller, ctx
+from web.dashboard import details, webhooks
 from web.dashboard.guard import done, signed_in
 from web.dashboard.html import problem, render
 from common.roles import Can
-from web.errors import ApiError
-from web.views import settings as settings_views
+from web.edge.errors import ApiError
+from web.api.handlers import settings as settings_views
 
 # Offered as a hint beside the events field: what an endpoint most often wants (any well-formed type is accepted).
 EVENT_TYPES = ("payment.settled", "payment.received", "order.canceled", "payment.refund.requested",
@@ -40,7 +41,7 @@ async def page(request: web.Request, code: int = 200, error: ApiError | None = N
     return render(
         request, "settings.html", code=code, auto_approve=current.auto_approve_customer_refunds,
         addresses={**current.receive_addresses, **(values or {})},
-        networks=[(net, display.name(net.slug)) for net in display.receive_networks(api_key.livemode)],
+        networks=[(net, details.name(net.slug)) for net in details.receive_networks(api_key.livemode)],
         error=problem(error),
         api_key=await _api_key(request), secret_key=secret_key,
         webhooks=await webhooks.endpoints_with_deliveries(request), webhook_secret=webhook_secret,
@@ -72,7 +73,7 @@ async def save_addresses(request: web.Request) -> web.Response:
     posted = await decoding.posted_form(request)
     sent = {name.removeprefix(ADDRESS_FIELD): str(value).strip() for name, value in posted.items()
             if name.startswith(ADDRESS_FIELD)}
-    shown = {net.slug for net in display.receive_networks(caller(request).livemode)}
+    shown = {net.slug for net in details.receive_networks(caller(request).livemode)}
     change = decoding.convert({"receive_addresses": {slug: value or None for slug, value in sent.items() if slug in shown}},
                      bodies.SettingsIn)
     try:

@@ -11,13 +11,15 @@ from aiohttp import web
 
 from common import users
 from common.audit import Actor
-from web import audit_trail, decoding
-from web.context import Context, ctx
-from web.dashboard import keys, sessions
+from web.api import audit_trail
+from web.edge import decoding
+from web.edge.app_state import Context, ctx
+from web.dashboard import app_keys
+from web.edge import staff_sessions
 from web.dashboard.guard import check_csrf, signed_in
 from web.dashboard.html import render
 from common.roles import Can, allows
-from web.errors import ApiError
+from web.edge.errors import ApiError
 
 SIGNIN_COOKIE = "dash_signin"  # a nonce the sign-in form's CSRF token is bound to, before any session exists
 WINDOW_S = 900
@@ -55,7 +57,7 @@ def signin_token(request: web.Request, nonce: str) -> str:
 
 def _next(request: web.Request, wanted: str | None) -> str | None:
     """Only a path inside the dashboard: a sign-in link must never send anyone elsewhere."""
-    prefix = request.app[keys.PREFIX]
+    prefix = request.app[app_keys.PREFIX]
     return wanted if wanted and wanted.startswith(prefix + "/") and "\\" not in wanted else None
 
 
@@ -65,24 +67,24 @@ async def landing_mode(pool: asyncpg.Pool, merchant_id: str) -> str:
     return "live" if live else "test"
 
 
-async def _landing(request: web.Request, user: users.StaffUser | sessions.Session) -> str:
+async def _landing(request: web.Request, user: users.StaffUser | staff_sessions.Session) -> str:
     """The orders of the landing mode; a role that may not see them starts at the merchant app's counter."""
     if not allows(user.role, Can.SEE_ORDERS):
-        return f"{request.app[keys.PREFIX]}/app"
-    return f"{request.app[keys.PREFIX]}/{await landing_mode(ctx(request).pool, user.merchant_id)}/orders"
+        return f"{request.app[app_keys.PREFIX]}/app"
+    return f"{request.app[app_keys.PREFIX]}/{await landing_mode(ctx(request).pool, user.merchant_id)}/orders"
 
 
 def _form(request: web.Request, nonce: str, code: int = 200, error: str | None = None, email: str = "",
           next_path: str | None = None) -> web.Response:
     response = render(request, "signin.html", code=code, error=error, email=email,
                       signin_csrf=signin_token(request, nonce), next_path=next_path or "")
-    sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[keys.PREFIX], request.app[keys.SECURE])
+    staff_sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[app_keys.PREFIX], request.app[app_keys.SECURE])
     return response
 
 
 async def signin_page(request: web.Request) -> web.Response:
     c = ctx(request)
-    session = await sessions.load(c.pool, c.derived.dashboard_session, request.cookies.get(sessions.COOKIE), c.clock())
+    session = await staff_sessions.load(c.pool, c.derived.dashboard_session, request.cookies.get(staff_sessions.COOKIE), c.clock())
     if session is not None:
         wanted = _next(request, request.query.get("next"))
         raise web.HTTPSeeOther(wanted or await _landing(request, session))
@@ -131,13 +133,13 @@ async def signed_in_redirect(request: web.Request, user: users.StaffUser, next_p
     c = ctx(request)
     teams = await users.memberships(c.pool, user.user_id)
     here = next(team for team in teams if team.user_id == user.user_id)
-    raw = await sessions.start(c.pool, c.derived.dashboard_session, user, c.clock(),
-                               replacing=request.cookies.get(sessions.COOKIE),
+    raw = await staff_sessions.start(c.pool, c.derived.dashboard_session, user, c.clock(),
+                               replacing=request.cookies.get(staff_sessions.COOKIE),
                                flash=f"You are in {here.merchant_name} as {here.role}." if len(teams) > 1 else None)
     await _record(request, user, "staff.signed_in")
     redirect = web.HTTPSeeOther(next_path or await _landing(request, user))
-    sessions.set_cookie(redirect, sessions.COOKIE, raw, request.app[keys.PREFIX], request.app[keys.SECURE],
-                        max_age=int(sessions.LIFETIME.total_seconds()))
+    staff_sessions.set_cookie(redirect, staff_sessions.COOKIE, raw, request.app[app_keys.PREFIX], request.app[app_keys.SECURE],
+                        max_age=int(staff_sessions.LIFETIME.total_seconds()))
     return redirect
 
 
@@ -147,18 +149,18 @@ async def switch(request: web.Request) -> web.StreamResponse:
     """Into another of the person's memberships: a new session there, with its own role, and this one ended."""
     posted = await decoding.posted_form(request)
     wanted = str(posted.get("user_id", ""))
-    team = next((t for t in await users.memberships(ctx(request).pool, request[keys.STAFF].user_id)
+    team = next((t for t in await users.memberships(ctx(request).pool, request[app_keys.STAFF].user_id)
                  if t.user_id == wanted), None)
     if team is None:
         raise ApiError(404, "membership_not_found", "You are not on that merchant's team.", "user_id")
-    user = users.StaffUser(team.user_id, team.merchant_id, request[keys.STAFF].email, team.role)
+    user = users.StaffUser(team.user_id, team.merchant_id, request[app_keys.STAFF].email, team.role)
     raise await signed_in_redirect(request, user, _next(request, str(posted.get("next", ""))))
 
 
 @signed_in(Can.SIGN_OUT, while_locked=True)
 @audit_trail.records_nothing(audit_trail.OWN_SESSION)
 async def signout(request: web.Request) -> web.StreamResponse:
-    await sessions.end(ctx(request).pool, request[keys.STAFF])
-    redirect = web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin")
-    redirect.del_cookie(sessions.COOKIE, path=request.app[keys.PREFIX])
+    await staff_sessions.end(ctx(request).pool, request[app_keys.STAFF])
+    redirect = web.HTTPSeeOther(f"{request.app[app_keys.PREFIX]}/signin")
+    redirect.del_cookie(staff_sessions.COOKIE, path=request.app[app_keys.PREFIX])
     raise redirect

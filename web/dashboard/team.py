@@ -1,24 +1,24 @@
 """The team page at {prefix}/team, owners only: the merchant's users, pending invitations, and the forms that invite,
-revoke, change a role and remove (the B2B API's own operations, web/views/staff.py)."""
+revoke, change a role and remove (the B2B API's own operations, web/api/handlers/staff.py)."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
-from web import audit_trail
+from web.api import audit_trail
 
 from common import invitations, users
-from web.context import caller, ctx
-from web.dashboard import keys
+from web.edge.app_state import caller, ctx
+from web.dashboard import app_keys
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import problem, render
 from common.roles import Can
-from web.errors import ApiError
-from web.views import staff as staff_views
+from web.edge.errors import ApiError
+from web.api.handlers import staff as staff_views
 
 
 def _team(request: web.Request) -> str:
-    return f"{request.app[keys.PREFIX]}/team"
+    return f"{request.app[app_keys.PREFIX]}/team"
 
 
 async def page(request: web.Request, code: int = 200, error: ApiError | None = None, values: dict | None = None,
@@ -26,7 +26,7 @@ async def page(request: web.Request, code: int = 200, error: ApiError | None = N
     merchant_id, c = caller(request).merchant_id, ctx(request)
     return render(request, "team.html", code=code, error=problem(error), values=values or {}, invited=invited,
                   members=await users.team(c.pool, merchant_id), roles=users.ROLES,
-                  pending=await invitations.pending(c.pool, merchant_id, c.clock()), me=request[keys.STAFF].user_id)
+                  pending=await invitations.pending(c.pool, merchant_id, c.clock()), me=request[app_keys.STAFF].user_id)
 
 
 @signed_in(Can.MANAGE_TEAM)
@@ -80,8 +80,8 @@ async def change_role(request: web.Request) -> web.Response:
     if refused:
         return refused
     # An owner who made themselves a manager may no longer open this page: they go where their role works.
-    gone = member.user_id == request[keys.STAFF].user_id and member.role != "owner"
-    raise await done(request, f"{request.app[keys.PREFIX]}/signin" if gone else _team(request),
+    gone = member.user_id == request[app_keys.STAFF].user_id and member.role != "owner"
+    raise await done(request, f"{request.app[app_keys.PREFIX]}/signin" if gone else _team(request),
                      f"{member.email} is now a {member.role}.")
 
 
@@ -93,6 +93,6 @@ async def remove(request: web.Request) -> web.Response:
         request, conn, merchant_id, request.match_info["user_id"]))
     if refused:
         return refused
-    if member.user_id == request[keys.STAFF].user_id:  # an owner who removed themselves has no session left
-        raise web.HTTPSeeOther(f"{request.app[keys.PREFIX]}/signin")
+    if member.user_id == request[app_keys.STAFF].user_id:  # an owner who removed themselves has no session left
+        raise web.HTTPSeeOther(f"{request.app[app_keys.PREFIX]}/signin")
     raise await done(request, _team(request), f"{member.email} removed: signed out everywhere.")

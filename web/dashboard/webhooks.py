@@ -6,13 +6,14 @@ from __future__ import annotations
 import re
 from aiohttp import web
 
-from web import audit_trail, decoding
-from web.context import caller, ctx
+from web.api import audit_trail
+from web.edge import decoding
+from web.edge.app_state import caller, ctx
 from web.dashboard.guard import done, form, signed_in
 from common.roles import Can
-from web.errors import ApiError
-from web.views.webhooks import change, checked_url, event_types, redelivered, register, remove, roll
-from web.webhook_bodies import EndpointIn, RollSecretIn
+from web.edge.errors import ApiError
+from web.api.handlers.webhooks import change, checked_url, event_types, redelivered, register, remove, roll
+from web.api.webhook_bodies import EndpointIn, RollSecretIn
 from webhooks import deliveries, endpoints, store
 from webhooks import events as event_log
 
@@ -35,7 +36,7 @@ def _settings(request: web.Request) -> str:
 
 
 async def _settings_page(request: web.Request, **shown) -> web.Response:
-    from web.dashboard import settings  # the settings page lists the endpoints this module reads: imported late
+    from web.dashboard import settings# the settings page lists the endpoints this module reads: imported late
 
     return await settings.page(request, **shown)
 

@@ -11,8 +11,8 @@ import asyncpg
 
 from actors.views import stored_view
 from web.exports import rows
-from web import order_filters
-from web.order_filters import OrderFilter
+from web.reads import order_filters
+from web.reads.order_filters import OrderFilter
 
 PAGE = 500  # rows fetched from the cursor at a time
 

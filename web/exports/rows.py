@@ -14,6 +14,7 @@ from contract.exports import OrderExportRow, PaymentExportRow, RefundExportRow
 from actors.rules import CARD
 from actors.views import OrderView, PaymentView, RefundView
 from actors.statuses import RefundStatus
+from web.reads import networks
 
 CARD_PROVIDER = "stripe"  # the one card provider merchants connect today (cards/providers.py)
 _APPROVED = {RefundStatus.APPROVED, RefundStatus.EXECUTED}
@@ -27,9 +28,9 @@ def in_range(moment: datetime, start: datetime | None, end: datetime | None) -> 
 @lru_cache(maxsize=256)
 def _asset(network: str, token_address: str) -> str:
     # Imported when first needed: the dashboard's package, which holds the names, imports the exports itself.
-    from web.dashboard import display
+    from web.dashboard import details
 
-    return "USD" if network == CARD else display.symbol(network, token_address)
+    return "USD" if network == CARD else details.symbol(network, token_address)
 
 
 def order_row(o: OrderView, paid_at: datetime | None) -> OrderExportRow:

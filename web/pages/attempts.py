@@ -10,14 +10,15 @@ from msgspec import Meta
 
 from chain_watchers import store as watch_store
 from common.ids import random_id
-from web import destinations
-from web.commands import body
-from web.context import ctx
-from web.errors import ApiError
+from web.api import chain_inputs
+from web.reads import networks
+from web.api.commands import body
+from web.edge.app_state import ctx
+from web.edge.errors import ApiError
 from web.pages import session
 from web.pages.quotes import accepted
 from web.pages.status import PAYABLE, state
-from web.render import respond
+from web.api.answers import respond
 
 MAX_ATTEMPTS = 20  # per session: a wallet retries a few times, a script filling the table is refused
 
@@ -38,13 +39,13 @@ async def report(request: web.Request) -> web.Response:
     if found is None:
         raise ApiError(404, "session_not_found", "No such checkout session.", "session_key")
     order, s = found.order, found.session
-    registry = destinations.registry()
+    registry = networks.registry()
     offered = {network.slug for network, _ in accepted(registry, order.livemode, found.receive_addresses)}
     if attempt.network not in offered:
         raise ApiError(422, "network_not_accepted",
                        f"`network` must be one this checkout accepts: {', '.join(sorted(offered)) or 'none'}.",
                        "network")
-    tx_hash = destinations.tx_hash(registry.network(attempt.network), attempt.tx_hash, "tx_hash")
+    tx_hash = chain_inputs.tx_hash(registry.network(attempt.network), attempt.tx_hash, "tx_hash")
     if state(order, s, found.attempts, ctx(request).clock()) not in PAYABLE:
         raise ApiError(409, "session_not_open", "This checkout no longer takes payments.", "session_key")
     if len(found.attempts) >= MAX_ATTEMPTS:

@@ -1,7 +1,7 @@
 """POST /c/{session_key}/card-payments: the buyer pays the amount due with the card the provider's script tokenised.
 
 The service confirms the payment with the merchant's provider; the order moves only when the provider's signed
-webhook says the payment succeeded (web/card_webhooks.py), exactly as a chain payment moves on its watcher's word.
+webhook says the payment succeeded (web/api/card_provider.py), exactly as a chain payment moves on its watcher's word.
 """
 
 from __future__ import annotations
@@ -17,12 +17,12 @@ from cards import accounts, amounts
 from cards.provider import AccountRefused, ProviderRefused, ProviderUnavailable
 from cards.providers import open_provider
 from common import money
-from web.commands import body
-from web.context import ctx
-from web.errors import ApiError
+from web.api.commands import body
+from web.edge.app_state import ctx
+from web.edge.errors import ApiError
 from web.pages import session
 from web.pages.status import PAYABLE, state
-from web.render import respond
+from web.api.answers import respond
 
 log = logging.getLogger(__name__)
 

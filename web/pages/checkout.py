@@ -15,18 +15,19 @@ from chain_watchers import UnknownNetwork, unique_amounts
 from common import money
 from common.config import Settings
 from common.receipt_keys import receipt_path
-from web import destinations, page_forms
-from web.bodies import Email
-from web.receipts import PAID
+from web.reads import networks
+from web.edge import forms
+from web.api.bodies import Email
+from web.api.receipts import PAID
 from webhooks import receipt_mail
-from web.context import ctx
-from web.errors import ApiError
+from web.edge.app_state import ctx
+from web.edge.errors import ApiError
 from web.i18n import Translator
 from web.pages import params as page_params, qr, session
 from web.pages.quotes import Quote, accepted, quotes
 from web.pages.status import PAYABLE, status_json
 from web.pages.templating import CSP, csp_with, render
-from web.render import respond
+from web.api.answers import respond
 
 log = logging.getLogger(__name__)
 POLL_MS = 2500
@@ -54,7 +55,7 @@ def card_csp(settings: Settings) -> str:
 
 def required_confirmations(slug: str) -> int | None:
     try:
-        return destinations.registry().network(slug).confirmations
+        return networks.registry().network(slug).confirmations
     except UnknownNetwork:
         return None
 
@@ -99,7 +100,7 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
             card = {"publishableKey": publishable, "scriptUrl": ctx(request).settings.stripe_js_url,
                     "paymentsUrl": f"/c/{key}/card-payments",
                     "amount": money.format(micros(charge_cents(order.residual)))}
-        registry = destinations.registry()
+        registry = networks.registry()
         # EVM and TRON transfers carry no reference: each session quotes an amount of its own there.
         payable_on = accepted(registry, order.livemode, found.receive_addresses)
         targets = {net.slug: address for net, address in payable_on if net.family in unique_amounts.FAMILIES}
@@ -152,7 +153,7 @@ async def receipt_email(request: web.Request) -> web.StreamResponse:
     found = await session.load(ctx(request).pool, key, with_merchant=False)
     if found is None:
         raise ApiError(404, "session_not_found", "No such checkout session.", "session_key")
-    given = await page_forms.posted(request, ReceiptEmailIn)
+    given = await forms.posted(request, ReceiptEmailIn)
     now = ctx(request).clock()
     async with ctx(request).pool.acquire() as conn, conn.transaction():
         await conn.execute("INSERT INTO receipt_emails (order_id, email, given_at) VALUES ($1, $2, $3)"

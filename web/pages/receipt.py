@@ -16,13 +16,14 @@ from common.receipt_keys import order_id_of
 from actors.rules import CARD
 from actors.views import OrderView, PaymentView
 from actors.statuses import RefundStatus
-from web import destinations, i18n
-from web.context import ctx
+from web.reads import networks
+from web import i18n
+from web.edge.app_state import ctx
 from web.pages import params as page_params
 from web.pages.checkout import error_page
 from common.network_names import network_name
 from web.pages.templating import render
-from web.receipts import PAID
+from web.api.receipts import PAID
 
 _TABLES = i18n.load(Path(i18n.__file__).parent / "receipt")
 _REFUND_TABLES = i18n.load(Path(i18n.__file__).parent / "refund")  # the refund statuses' words
@@ -36,7 +37,7 @@ def translator(params: page_params.PageParams) -> i18n.Translator:
 
 def _explorer(network: str, tx_hash: str) -> str | None:
     try:
-        return destinations.registry().network(network).explorer_url(tx_hash)
+        return networks.registry().network(network).explorer_url(tx_hash)
     except UnknownNetwork:
         return None
 

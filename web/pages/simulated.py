@@ -9,15 +9,16 @@ from aiohttp import web
 from actors import messages as m
 from chain_watchers.registry import SIMULATED_TX
 from common.ids import random_id
-from web import destinations, page_forms, request_ids
-from web.commands import amount, ask, body, checked
-from web.context import ctx
-from web.errors import ApiError
+from web.reads import networks
+from web.edge import forms, request_ids
+from web.api.commands import amount, ask, body, checked
+from web.edge.app_state import ctx
+from web.edge.errors import ApiError
 from web.pages import session
 from web.pages.checkout import required_confirmations
 from web.pages.quotes import accepted
 from web.pages.status import status_json
-from web.render import respond
+from web.api.answers import respond
 
 
 class SimulatedPaymentIn(msgspec.Struct, forbid_unknown_fields=True):
@@ -27,7 +28,7 @@ class SimulatedPaymentIn(msgspec.Struct, forbid_unknown_fields=True):
 def _where(found: session.Checkout) -> tuple[str, str]:
     """The network and token the payment is recorded on: the page's first way to pay, else the first test network
     with a token (a merchant with no receive address yet can still try the flow)."""
-    registry = destinations.registry()
+    registry = networks.registry()
     networks = [net for net, _ in accepted(registry, False, found.receive_addresses)] + list(registry.of_mode(False))
     net = next(n for n in networks if any(c.address for c in n.stablecoins))
     return net.slug, next(c.address for c in net.stablecoins if c.address)
@@ -41,7 +42,7 @@ async def simulate(request: web.Request) -> web.Response:
     order = found.order
     if order.livemode:
         raise ApiError(403, "test_mode_only", "Only a test-mode checkout can simulate a payment.", "session_key")
-    page_forms.same_origin(request)
+    forms.same_origin(request)
     form = await body(request, SimulatedPaymentIn)  # from the page's script (web/static/simulate.js)
     network, token_address = _where(found)
     command = m.ConfirmPayment(

@@ -1,1 +1,0 @@
-"""Payment links: the merchant's lasting links (B2B API and dashboard) and the buyer's page that makes an order."""
