@@ -435,7 +435,7 @@ class Envelope(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     # another body is refused by comparing it.
     request_hash: str = ""
     # A repeated request signature with an Idempotency-Key: only an answer already recorded for this command
-    # may serve it; the command itself is never applied from such an envelope (web/replays.py).
+    # may serve it; the command itself is never applied from such an envelope (web/edge/auth.py).
     recorded_only: bool = False
     # The X-Request-Id of the HTTP request that sent the command, for the logs of the actors and of the webhooks its
     # events cause; empty for commands of the scheduler and the watchers, and on entries written before it existed.

@@ -64,11 +64,11 @@ from web.api.commands import amount
 from web.edge.decoding import decode
 from web.api.chain_inputs import refund_destination
 from web.edge.errors import ApiError, error_middleware
-from web.edge.idempotency import request_hash
+from web.edge.idempotency import idempotency_key, request_hash
 from web.edge.key_cache import KeyCache
 from web.reads.owned import missing
 from web.api.answers import order_json, refund_json, respond, session_created_json
-from web.replays import idempotency_key, replay_ttl, replayed
+from web.edge.signing import replay_ttl, replayed
 from web.api.routes import PREFIX
 from web.edge.signing import matches
 
@@ -293,7 +293,7 @@ async def _spend(request: web.Request) -> web.Response | None:
 
 async def _repeat(peer: Peer, merchant_id: str, livemode: bool, key: str | None, digest: str) -> web.Response:
     """A spent signature's answer: what its Idempotency-Key recorded, if it has one and anything was
-    (web/replays.py)."""
+    (web/edge/auth.py)."""
     row = key and await peer.pool.fetchrow(_RECORDED, merchant_id, livemode, key)
     if not row:
         raise replayed()

@@ -20,8 +20,8 @@ from streams.producer import Limited, ReplyTimeout, SignatureSpent
 from web.edge import decoding, rate_limits, request_ids
 from web.edge.app_state import COMMAND_ID, SIGNED_AT_MS, UNSPENT_SIGNATURE, caller, ctx
 from web.edge.errors import ApiError
-from web.edge.idempotency import request_hash
-from web.replays import idempotency_key, replay_ttl, replayed
+from web.edge.idempotency import idempotency_key, request_hash
+from web.edge.signing import replay_ttl, replayed
 
 T = TypeVar("T")
 

@@ -12,7 +12,7 @@ from common import logs, users
 from common.audit import Actor
 from common.merchants import ApiKey
 from notify import store as notify_store
-from web.edge import decoding
+from web.edge import forms
 from web.api.audit_trail import STAFF_ACTOR
 from web.edge.app_state import CALLER, ctx
 from web.dashboard import app_keys
@@ -32,7 +32,7 @@ async def check_csrf(request: web.Request, expected: str) -> None:
         raise ApiError(403, "cross_origin_refused", "This form only accepts submissions from the dashboard itself.")
     sent = request.headers.get(CSRF_HEADER)
     if sent is None and request.content_type in _FORMS:
-        sent = (await decoding.posted_form(request)).get("csrf")
+        sent = (await forms.fields(request)).get("csrf")
     if not isinstance(sent, str) or not hmac.compare_digest(sent.encode(), expected.encode()):
         raise ApiError(403, "csrf_token_invalid",
                        "This form is stale or was not sent by the dashboard: reload the page and try again.")
@@ -92,12 +92,6 @@ def _guard(handler, *, needs: Can, json: bool, while_locked: bool):
             return error_page(request, exc.status, problem(exc)["message"])
 
     return guarded
-
-
-async def form(request: web.Request) -> dict[str, str]:
-    """The posted form's text fields; empty ones are left out (an empty field means "not given")."""
-    posted = await decoding.posted_form(request)
-    return {k: v.strip() for k, v in posted.items() if isinstance(v, str) and v.strip() and k != "csrf"}
 
 
 async def done(request: web.Request, location: str, message: str) -> web.HTTPSeeOther:

@@ -11,7 +11,7 @@ from aiohttp import web
 
 from common import invitations, merchants, users
 from web.api import audit_trail
-from web.edge import decoding
+from web.edge import forms
 from web.edge.app_state import ctx
 from web.dashboard import app_keys
 from web.edge import staff_sessions
@@ -61,7 +61,7 @@ async def accept(request: web.Request) -> web.Response:
         await check_csrf(request, signin_token(request, nonce) if nonce else secrets.token_hex(32))
     except ApiError as exc:
         return await _form(request, found, nonce or secrets.token_urlsafe(24), 403, exc.message)
-    posted = await decoding.posted_form(request)
+    posted = await forms.fields(request)
     password, again = str(posted.get("password", "")), str(posted.get("password_again", ""))
     if password != again and not await users.has_account(c.pool, found.email):  # an account's own is typed once
         return await _form(request, found, nonce, 422, "The two passwords differ: type the same one twice.")

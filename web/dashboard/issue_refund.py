@@ -11,7 +11,8 @@ from web.reads import owned
 from web.edge.app_state import caller
 from web.dashboard import app_keys
 from web.edge import dashboard_site
-from web.dashboard.guard import done, form, signed_in
+from web.dashboard.guard import done, signed_in
+from web.edge.forms import form
 from web.dashboard.orders import order_page
 from common.roles import Can
 from web.edge.errors import ApiError

@@ -8,7 +8,8 @@ from aiohttp import web
 from web.api import audit_trail
 from web.edge import decoding
 from web.edge.app_state import caller, ctx
-from web.dashboard.guard import done, form, signed_in
+from web.dashboard.guard import done, signed_in
+from web.edge.forms import form
 from web.dashboard.html import problem, render
 from common.roles import Can
 from web.edge.errors import ApiError

@@ -10,7 +10,8 @@ from notify import kinds, store
 from web.api import audit_trail
 from web.edge.app_state import ctx
 from web.dashboard import app_keys
-from web.dashboard.guard import done, form, signed_in
+from web.dashboard.guard import done, signed_in
+from web.edge.forms import form
 from web.dashboard.html import render
 from common.roles import Can
 

@@ -13,7 +13,8 @@ from web.edge import decoding
 from web.reads import owned
 from web.edge.app_state import ctx
 from web.dashboard import details, app_keys
-from web.dashboard.guard import done, form, signed_in
+from web.dashboard.guard import done, signed_in
+from web.edge.forms import form
 from web.dashboard.html import problem, render
 from common.roles import Can
 from web.edge.errors import ApiError

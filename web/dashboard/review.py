@@ -14,7 +14,8 @@ from web.edge import decoding
 from web.edge.app_state import caller, ctx
 from web.dashboard import details, app_keys
 from web.edge import dashboard_site
-from web.dashboard.guard import done, form, signed_in
+from web.dashboard.guard import done, signed_in
+from web.edge.forms import form
 from web.dashboard.html import render
 from common.roles import Can
 from web.api.answers import refund_json, token_json

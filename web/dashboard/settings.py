@@ -9,6 +9,7 @@ from common import merchants
 from common.clock import iso
 from web.api import audit_trail, bodies
 from web.edge import decoding
+from web.edge import forms
 from web.edge.app_state import caller, ctx
 from web.dashboard import details, webhooks
 from web.dashboard.guard import done, signed_in
@@ -60,7 +61,7 @@ async def settings_page(request: web.Request) -> web.Response:
 @signed_in(Can.CONFIGURE)
 @audit_trail.records("settings.changed")
 async def save_refunds(request: web.Request) -> web.Response:
-    posted = await decoding.posted_form(request)
+    posted = await forms.fields(request)
     change = decoding.convert({"auto_approve_customer_refunds": posted.get("auto_approve") == "on"}, bodies.SettingsIn)
     await settings_views.apply_change(request, ctx(request).pool, change)
     raise await done(request, request.path.removesuffix("/refunds"), "Customer refund setting saved.")
@@ -70,7 +71,7 @@ async def save_refunds(request: web.Request) -> web.Response:
 @audit_trail.records("settings.changed")
 async def save_addresses(request: web.Request) -> web.Response:
     """Every network of the mode at once: a field left empty removes that network's address."""
-    posted = await decoding.posted_form(request)
+    posted = await forms.fields(request)
     sent = {name.removeprefix(ADDRESS_FIELD): str(value).strip() for name, value in posted.items()
             if name.startswith(ADDRESS_FIELD)}
     shown = {net.slug for net in details.receive_networks(caller(request).livemode)}
@@ -99,7 +100,7 @@ async def _change_card(request: web.Request, card: dict | None, saved: str) -> w
 @signed_in(Can.CONFIGURE)
 @audit_trail.records("card_account.changed")
 async def connect_card(request: web.Request) -> web.Response:
-    posted = await decoding.posted_form(request)
+    posted = await forms.fields(request)
     card = {"provider": "stripe", **{field: str(posted.get(field, "")).strip()
                                      for field in ("secret_key", "publishable_key", "webhook_secret")}}
     return await _change_card(request, card, "Card account connected.")
@@ -108,7 +109,7 @@ async def connect_card(request: web.Request) -> web.Response:
 @signed_in(Can.CONFIGURE)
 @audit_trail.records("card_account.changed")
 async def disconnect_card(request: web.Request) -> web.Response:
-    await decoding.posted_form(request)
+    await forms.fields(request)
     return await _change_card(request, None, "Card account disconnected.")
 
 

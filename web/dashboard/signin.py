@@ -12,7 +12,7 @@ from aiohttp import web
 from common import users
 from common.audit import Actor
 from web.api import audit_trail
-from web.edge import decoding
+from web.edge import forms
 from web.edge.app_state import Context, ctx
 from web.dashboard import app_keys
 from web.edge import staff_sessions
@@ -100,7 +100,7 @@ async def signin(request: web.Request) -> web.Response:
         await check_csrf(request, signin_token(request, nonce) if nonce else secrets.token_hex(32))
     except ApiError as exc:
         return _form(request, nonce or secrets.token_urlsafe(24), 403, exc.message)
-    posted = await decoding.posted_form(request)
+    posted = await forms.fields(request)
     email = users.normal_email(str(posted.get("email", "")))[:320]
     password = str(posted.get("password", ""))
     next_path = _next(request, str(posted.get("next", "")))
@@ -147,7 +147,7 @@ async def signed_in_redirect(request: web.Request, user: users.StaffUser, next_p
 @audit_trail.records("staff.signed_in")
 async def switch(request: web.Request) -> web.StreamResponse:
     """Into another of the person's memberships: a new session there, with its own role, and this one ended."""
-    posted = await decoding.posted_form(request)
+    posted = await forms.fields(request)
     wanted = str(posted.get("user_id", ""))
     team = next((t for t in await users.memberships(ctx(request).pool, request[app_keys.STAFF].user_id)
                  if t.user_id == wanted), None)

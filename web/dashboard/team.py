@@ -10,7 +10,8 @@ from web.api import audit_trail
 from common import invitations, users
 from web.edge.app_state import caller, ctx
 from web.dashboard import app_keys
-from web.dashboard.guard import done, form, signed_in
+from web.dashboard.guard import done, signed_in
+from web.edge.forms import form
 from web.dashboard.html import problem, render
 from common.roles import Can
 from web.edge.errors import ApiError

@@ -9,7 +9,8 @@ from aiohttp import web
 from web.api import audit_trail
 from web.edge import decoding
 from web.edge.app_state import caller, ctx
-from web.dashboard.guard import done, form, signed_in
+from web.dashboard.guard import done, signed_in
+from web.edge.forms import form
 from common.roles import Can
 from web.edge.errors import ApiError
 from web.api.handlers.webhooks import change, checked_url, event_types, redelivered, register, remove, roll

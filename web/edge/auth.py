@@ -8,14 +8,15 @@ from aiohttp import web
 
 from common import faults, logs, merchants
 from web.edge import rate_limits
-from web.edge.app_state import CALLER, ONE_COMMAND, SIGNED_AT_MS, UNSPENT_SIGNATURE, ctx
+from web.edge.app_state import CALLER, ONE_COMMAND, REPEATED_SIGNATURE, SIGNED_AT_MS, UNSPENT_SIGNATURE, ctx
 from web.edge.errors import ApiError
-from web.replays import spend
-from web.edge.signing import matches
+from web.edge.idempotency import idempotency_key
+from web.edge.signing import matches, replay_ttl, replayed
 
 PUBLIC_PATHS = {"/b2b/v1/openapi.json"}
 MILLISECONDS_FROM = 10**11  # an X-Timestamp this large is milliseconds: in seconds it is past the year 5000
 SAFE_METHODS = ("GET", "HEAD")  # reads: repeating one changes nothing, so a repeated signature is no threat
+KEYED_METHODS = ("POST", "PATCH")  # the methods whose answers an Idempotency-Key records
 _PUBLIC_KEY = re.compile(r"^pk_(live|test)_[A-Za-z0-9]+$")
 _HEX = re.compile(r"^[0-9a-f]{64}$")
 
@@ -46,6 +47,19 @@ async def _api_key(request: web.Request, public_key: str):
 def _milliseconds(timestamp: int) -> int:
     """The timestamp in Unix milliseconds, whichever unit the client sent."""
     return timestamp if timestamp >= MILLISECONDS_FROM else timestamp * 1000
+
+
+async def spend(request: web.Request, signature: str) -> None:
+    """Spend a write's signature: it is remembered for as long as its timestamp could pass the tolerance check, and
+    a write whose signature was seen before is refused (`signature_replayed`), except one that carries an
+    Idempotency-Key: it goes on, marked as a repeat, and is given the answer recorded for that key; a key with no
+    recorded answer refuses it like any other repeat (web/edge/idempotency.py for the calls answered here,
+    web/api/commands.py for the order actors' commands)."""
+    c = ctx(request)
+    if not await c.bus.pipeliner.call("SET", c.keys.signature_seen(signature), 1, "NX", "EX", replay_ttl(c.settings)):
+        if request.method not in KEYED_METHODS or idempotency_key(request) is None:
+            raise replayed()
+        request[REPEATED_SIGNATURE] = True
 
 
 @web.middleware

@@ -6,9 +6,6 @@ import re
 from typing import Any, Mapping, TypeVar
 
 import msgspec
-from aiohttp import web
-from aiohttp.http_exceptions import HttpProcessingError
-from multidict import MultiDictProxy
 
 from web.edge.errors import ApiError, from_validation
 
@@ -36,14 +33,6 @@ def decode(raw: bytes, kind: type[T]) -> T:
     if any(mark in raw for mark in _MAY_HOLD_CONTROL):
         refuse_control_characters(value)
     return value
-
-
-async def posted_form(request: web.Request) -> MultiDictProxy:
-    """A posted form's fields; a body that is no form (bytes that are not UTF-8, a broken multipart) is a 400."""
-    try:
-        return await request.post()
-    except (UnicodeDecodeError, ValueError, HttpProcessingError):
-        raise ApiError(400, "invalid_form", "The request body is not a well-formed UTF-8 form.") from None
 
 
 def convert(fields: Mapping[str, Any], kind: type[T]) -> T:

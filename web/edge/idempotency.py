@@ -1,4 +1,5 @@
-"""Idempotency-Key for calls that do not go through the order actors: one table, one transaction.
+"""The Idempotency-Key: the header, read and checked once per request, and the calls that do not go through the
+order actors answered once per key: one table, one transaction.
 
 The key is claimed, the work done and its answer recorded in one transaction, so a retry (even a
 concurrent one, which waits on the claim) answers the first response and the work happens once.
@@ -14,10 +15,23 @@ from aiohttp import web
 
 from web.edge.app_state import REPEATED_SIGNATURE, caller, ctx
 from web.edge.errors import ApiError
-from web.replays import IDEMPOTENCY_HEADER, idempotency_key, replayed
+from web.edge.signing import replayed
 
 Work = Callable[[asyncpg.Connection], Awaitable[web.Response]]
+IDEMPOTENCY_HEADER = "Idempotency-Key"
 REPLAYED_HEADER = "Idempotent-Replayed"
+_KEY: web.RequestKey[tuple] = web.RequestKey("idempotency_key", tuple)  # (the key or None,) once read
+
+
+def idempotency_key(request: web.Request) -> str | None:
+    """The request's Idempotency-Key, None without one: the header is read and checked on first asking only."""
+    if _KEY not in request:
+        key = request.headers.get(IDEMPOTENCY_HEADER)
+        if key is not None and not 0 < len(key) <= 255:
+            raise ApiError(400, "invalid_idempotency_key", "Idempotency-Key must be 1 to 255 characters.",
+                           IDEMPOTENCY_HEADER)
+        request[_KEY] = (key,)
+    return request[_KEY][0]
 
 
 def request_hash(method: str, path: str, body: bytes) -> str:

@@ -86,7 +86,7 @@ async def _limited(request: web.Request) -> None:
 
 async def pay(request: web.Request) -> web.StreamResponse:
     params, t = _translator(request)
-    wants_json = request.content_type == "application/json"
+    wants_json = forms.wants_json(request)
     found = await _found(request)
     if found is None:
         raise ApiError(404, "payment_link_not_found", "No such payment link.", "payment_link_id")
@@ -99,7 +99,7 @@ async def pay(request: web.Request) -> web.StreamResponse:
     except ApiError as refused:
         if wants_json or refused.status != 422:
             raise
-        entered = (await request.post()).get("amount", "")
+        entered = (await forms.form(request)).get("amount", "")
         return _show(t, link, merchant_name, now, 422, t(_ERRORS.get(refused.param, "link_amount_invalid")), entered)
     await _limited(request)
     session = await _order(request, link, owed, chosen.customer_email)
