@@ -31,7 +31,7 @@ sys.path.insert(0, str(ROOT))
 from bench.prefill import template  # noqa: E402
 from common import db, merchants  # noqa: E402
 from common.secrets import Vault  # noqa: E402
-from web.edge.signing import sign# noqa: E402
+from web.edge.signing import sign  # noqa: E402
 
 CHUNK = 100_000
 # Copies g of the template order $1, one every 6 s further back: ids, numbers and paid times of their own.

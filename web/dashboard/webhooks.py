@@ -9,37 +9,19 @@ from aiohttp import web
 from web.api import audit_trail
 from web.edge import decoding
 from web.edge.app_state import caller, ctx
+from web.dashboard import settings
 from web.dashboard.guard import done, signed_in
 from web.edge.forms import form
 from common.roles import Can
 from web.edge.errors import ApiError
 from web.api.handlers.webhooks import change, checked_url, event_types, redelivered, register, remove, roll
 from web.api.webhook_bodies import EndpointIn, RollSecretIn
-from webhooks import deliveries, endpoints, store
+from webhooks import endpoints, store
 from webhooks import events as event_log
-
-RECENT = 10
-
-
-async def endpoints_with_deliveries(request: web.Request) -> list[dict]:
-    api_key = caller(request)
-    async with ctx(request).pool.acquire() as conn:
-        found = []
-        for endpoint in await endpoints.listing(conn, api_key.merchant_id, api_key.livemode):
-            recent = await deliveries.page(conn, api_key.merchant_id, api_key.livemode,
-                                           {"endpoint_id": endpoint.endpoint_id}, None, RECENT)
-            found.append({"endpoint": endpoint, "deliveries": [dict(r) for r in recent]})
-        return found
 
 
 def _settings(request: web.Request) -> str:
     return request.path.split("/webhooks", 1)[0] + "/settings"
-
-
-async def _settings_page(request: web.Request, **shown) -> web.Response:
-    from web.dashboard import settings# the settings page lists the endpoints this module reads: imported late
-
-    return await settings.page(request, **shown)
 
 
 async def _endpoint(request: web.Request, conn) -> endpoints.Endpoint:
@@ -72,8 +54,8 @@ async def add(request: web.Request) -> web.Response:
     except ApiError as exc:
         if exc.status >= 500:
             raise
-        return await _settings_page(request, code=exc.status, error=exc, webhook_form=fields)
-    return await _settings_page(request, webhook_secret={"endpoint_id": endpoint.endpoint_id, "secret": secret})
+        return await settings.page(request, code=exc.status, error=exc, webhook_form=fields)
+    return await settings.page(request, webhook_secret={"endpoint_id": endpoint.endpoint_id, "secret": secret})
 
 
 @signed_in(Can.CONFIGURE)
@@ -83,7 +65,7 @@ async def roll_secret(request: web.Request) -> web.Response:
     await form(request)
     async with ctx(request).pool.acquire() as conn, conn.transaction():
         endpoint, secret = await roll(request, conn, await _endpoint(request, conn), RollSecretIn().overlap_seconds)
-    return await _settings_page(request, webhook_secret={"endpoint_id": endpoint.endpoint_id, "secret": secret})
+    return await settings.page(request, webhook_secret={"endpoint_id": endpoint.endpoint_id, "secret": secret})
 
 
 async def _set_status(request: web.Request, status: str, said: str) -> web.Response:
