@@ -15,14 +15,14 @@ from common.clock import Clock, utcnow
 from common.config import Settings
 from common.secrets import derived_keys
 from web.api import card_provider, openapi, routes
-from web import dashboard, pages
-from web.edge import health, metrics, rate_limits, request_ids
-from web.pages import refund
+from web.dashboard import app_keys
+from web.dashboard import routes as dashboard_routes
+from web.edge import dashboard_site, health, metrics, rate_limits, request_ids
+from web.edge.app_state import CONTEXT, ONE_COMMAND, Context
 from web.edge.auth import signature_middleware
-from web.pages import payment_link as link_pages
-from web.edge.app_state import CONTEXT, Context
 from web.edge.errors import error_middleware
 from web.edge.input_limits import body_limit_middleware, path_ids_middleware
+from web.pages import routes as page_routes
 
 log = logging.getLogger(__name__)
 
@@ -70,13 +70,11 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
                 await bus.stop()
 
     app.cleanup_ctx.append(resources)
-    routes.add_routes(app)
-    app.router.add_get(routes.PREFIX + "/openapi.json", openapi.serve)
-    pages.add_routes(app)
-    health.add_routes(app)
-    metrics.add_routes(app)
-    refund.add_routes(app)
-    link_pages.add_routes(app)
-    card_provider.add_routes(app)
-    dashboard.add_routes(app, settings)
+    app[ONE_COMMAND] = routes.ONE_COMMAND_HANDLERS
+    app[app_keys.PREFIX] = prefix = dashboard_site.prefix(settings)
+    app[app_keys.SECURE] = dashboard_site.secure_cookies(settings)
+    # Every floor's routes in one table: the signed API, the buyers' pages, the probes, the card provider's calls,
+    # and last the dashboard, whose catch-all takes what is left under its prefix, and the front door.
+    app.router.add_routes([*routes.ROUTE_DEFS, *openapi.ROUTE_DEFS, *page_routes.ROUTE_DEFS, *health.ROUTE_DEFS,
+                           *metrics.ROUTE_DEFS, *card_provider.ROUTE_DEFS, *dashboard_routes.route_defs(prefix)])
     return app

@@ -75,5 +75,4 @@ async def receive(request: web.Request) -> web.Response:
     return respond({"received": True, "applied": True})
 
 
-def add_routes(app: web.Application) -> None:
-    app.router.add_post("/providers/stripe/webhooks/{merchant_id}", receive)
+ROUTE_DEFS = [web.post("/providers/stripe/webhooks/{merchant_id}", receive)]

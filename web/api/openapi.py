@@ -73,3 +73,6 @@ def _content(route, schema: dict) -> dict:
 
 async def serve(request: web.Request) -> web.Response:
     return web.json_response(document())
+
+
+ROUTE_DEFS = [web.get(PREFIX + "/openapi.json", serve)]

@@ -7,7 +7,6 @@ from aiohttp import web
 from contract import api as contract
 from web.api import bodies
 from web.reads import order_filters
-from web.edge.app_state import ONE_COMMAND
 from web.api.handlers import payment_links as payment_links
 from web.api.route import Route
 from web.api.handlers import (audit_events, exports, merchants, orders, refund_requests, refund_transactions, refunds, settings, staff, testmode, webhooks)
@@ -52,10 +51,8 @@ OTHER_METHOD = {"POST": "PATCH", "PATCH": "POST"}
 ROUTES += [route._replace(method=OTHER_METHOD[route.method]) for route in ROUTES if route.path.endswith(ACTIONS)]
 
 
-def add_routes(app: web.Application) -> None:
-    for route in ROUTES:
-        if route.method == "GET":
-            app.router.add_get(PREFIX + route.path, route.handler)  # and HEAD, which answers its headers
-        else:
-            app.router.add_route(route.method, PREFIX + route.path, route.handler)
-    app[ONE_COMMAND] = frozenset(route.handler for route in ROUTES if route.one_command)
+# A GET answers HEAD too, with its headers alone.
+ROUTE_DEFS = [web.get(PREFIX + route.path, route.handler) if route.method == "GET"
+              else web.route(route.method, PREFIX + route.path, route.handler) for route in ROUTES]
+# The handlers whose signature is spent with their command (web/api/route.py).
+ONE_COMMAND_HANDLERS = frozenset(route.handler for route in ROUTES if route.one_command)

@@ -1,5 +1,2 @@
-"""The merchant dashboard: server-rendered pages for a merchant's staff, on the same app as the API."""
-
-from web.dashboard.routes import add_routes
-
-__all__ = ["add_routes"]
+"""The merchant dashboard and the merchant app: server-rendered pages for a merchant's staff, on the same app as the
+API."""

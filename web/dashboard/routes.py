@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from common.config import Settings
 from web.dashboard import (audit, exports, invite, issue_refund, app_keys, links, lock, notifications, orders, refund_execution, review, sales, settings, app_shell, signin, team, webhooks)
 from web.edge import dashboard_site
 from web.edge.app_state import ctx
@@ -98,11 +97,9 @@ ROUTES = [
 ]
 
 
-def add_routes(app: web.Application, config: Settings) -> None:
-    """Mount the dashboard on the app at DASHBOARD_URL's path (/dashboard unless it names one)."""
-    prefix = dashboard_site.prefix(config)
-    app[app_keys.PREFIX] = prefix
-    app[app_keys.SECURE] = dashboard_site.secure_cookies(config)
-    for method, path, handler in ROUTES:
-        app.router.add_route(method, prefix + path, handler)
-    app.router.add_get("/", front_door)
+def route_defs(prefix: str) -> list[web.RouteDef]:
+    """The dashboard mounted at `prefix` (DASHBOARD_URL's path), its pages answering GET alone, and the service's
+    front door."""
+    return [*(web.get(prefix + path, handler, allow_head=False) if method == "GET"
+              else web.route(method, prefix + path, handler) for method, path, handler in ROUTES),
+            web.get("/", front_door)]

@@ -16,6 +16,4 @@ async def readyz(request: web.Request) -> web.Response:
                                    "clock": probes.clock(c.offset)})
 
 
-def add_routes(app: web.Application) -> None:
-    app.router.add_get("/healthz", probes.healthz)
-    app.router.add_get("/readyz", readyz)
+ROUTE_DEFS = [web.get("/healthz", probes.healthz), web.get("/readyz", readyz)]

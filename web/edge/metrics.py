@@ -39,5 +39,4 @@ async def metrics_middleware(request: web.Request, handler):
         children[1].observe(time.perf_counter() - started)
 
 
-def add_routes(app: web.Application) -> None:
-    app.router.add_get("/metrics", probes.metrics)
+ROUTE_DEFS = [web.get("/metrics", probes.metrics)]

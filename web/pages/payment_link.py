@@ -141,8 +141,3 @@ async def _order(request: web.Request, link: link_store.PaymentLink, owed: int, 
             await link_store.give_back(c.pool, order_id)
         raise
     return session
-
-
-def add_routes(app: web.Application) -> None:
-    app.router.add_get("/l/{payment_link_id}", page)
-    app.router.add_post("/l/{payment_link_id}", pay)

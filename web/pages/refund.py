@@ -198,11 +198,3 @@ async def status_json(request: web.Request) -> web.Response:
     if refund is None:
         raise ApiError(404, "refund_not_found", "No such refund.", "link_token")
     return respond(_public_refund(request, order, refund))
-
-
-def add_routes(app: web.Application) -> None:
-    app.router.add_get("/refund-request/{token}", form_page)
-    app.router.add_post("/refund-request/{token}", submit)
-    app.router.add_post("/refund-request/{token}/renewal", request_renewal)
-    app.router.add_get(r"/r/{link_token:[A-Za-z0-9_-]+}.json", status_json)
-    app.router.add_get("/r/{link_token}", status_page)
