@@ -27,10 +27,7 @@ def in_range(moment: datetime, start: datetime | None, end: datetime | None) -> 
 
 @lru_cache(maxsize=256)
 def _asset(network: str, token_address: str) -> str:
-    # Imported when first needed: the dashboard's package, which holds the names, imports the exports itself.
-    from web.dashboard import details
-
-    return "USD" if network == CARD else details.symbol(network, token_address)
+    return "USD" if network == CARD else networks.symbol(network, token_address)
 
 
 def order_row(o: OrderView, paid_at: datetime | None) -> OrderExportRow:
