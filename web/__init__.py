@@ -1,1 +1,1 @@
-"""The aiohttp web layer: signed B2B API, hosted pages, OpenAPI document."""
+"""The aiohttp web layer in floors, top-down: app, dashboard, buyers' pages, signed API, exports, reads, edge."""

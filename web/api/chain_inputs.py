@@ -1,4 +1,5 @@
-"""On-chain destinations checked against the network registry and the family's own address rules."""
+"""What a request names on a chain (network, address, stablecoin, transaction hash, refund destination), checked
+against the network registry and the family's own rules."""
 
 from __future__ import annotations
 
