@@ -1,4 +1,5 @@
-"""The details the dashboard shows of networks, transfers and events: names, explorer links, payment links, summaries."""
+"""The details the dashboard shows of networks, transfers and events: names, explorer links, payment links,
+summaries."""
 
 from __future__ import annotations
 

@@ -55,7 +55,8 @@ def _guard(handler, *, needs: Can, json: bool, while_locked: bool):
     @functools.wraps(handler)
     async def guarded(request: web.Request) -> web.StreamResponse:
         c = ctx(request)
-        session = await staff_sessions.load(c.pool, c.derived.dashboard_session, request.cookies.get(staff_sessions.COOKIE), c.clock())
+        session = await staff_sessions.load(c.pool, c.derived.dashboard_session,
+                                            request.cookies.get(staff_sessions.COOKIE), c.clock())
         if session is None:
             if json:
                 raise ApiError(401, "signed_out", "Sign in to the dashboard again.")

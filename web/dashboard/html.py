@@ -37,7 +37,8 @@ def render(request: web.Request, name: str, code: int = 200, config: dict | None
         livemode=mode == "live", staff=staff,
         sections=[(key, label, prefix if key in MODELESS else f"{prefix}/{mode}") for key, label, needs in SECTIONS
                   if staff and allows(staff.role, needs)], modeless=MODELESS, csrf=staff.csrf_token if staff else None,
-        flash=request.get(app_keys.FLASH), unread=request.get(app_keys.UNREAD, 0), teams=request.get(app_keys.TEAMS, []),
+        flash=request.get(app_keys.FLASH), unread=request.get(app_keys.UNREAD, 0),
+        teams=request.get(app_keys.TEAMS, []),
         path=request.path, **values,
     )
     response.headers.update(HEADERS)

@@ -32,7 +32,8 @@ async def _form(request: web.Request, invitation: invitations.Invitation, nonce:
                       token=request.match_info["token"], signin_csrf=signin_token(request, nonce),
                       min_password=users.MIN_PASSWORD, merchant_name=merchant.name if merchant else "",
                       has_account=await users.has_account(ctx(request).pool, invitation.email))
-    staff_sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[app_keys.PREFIX], request.app[app_keys.SECURE])
+    staff_sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[app_keys.PREFIX],
+                              request.app[app_keys.SECURE])
     return response
 
 

@@ -32,14 +32,14 @@ async def dialog(request: web.Request) -> web.Response:
 def _link_body(order_id: str, posted: dict) -> bodies.RefundRequestIn:
     metadata = {"reason": posted["reason"]} if posted.get("reason") else None
     return decoding.convert({"ref_type": "order_id", "ref_value": order_id, "amount": posted.get("amount", ""),
-                    "metadata": metadata}, bodies.RefundRequestIn)
+                             "metadata": metadata}, bodies.RefundRequestIn)
 
 
 def _refund_body(order_id: str, posted: dict) -> bodies.RefundIn:
     network, _, token_address = posted.get("destination", "").partition("|")
     return decoding.convert({"order_id": order_id, "amount": posted.get("amount", ""), "reason": posted.get("reason", ""),
-                    "refund_to_address": posted.get("refund_to_address", ""), "refund_network": network,
-                    "refund_token_address": token_address}, bodies.RefundIn)
+                             "refund_to_address": posted.get("refund_to_address", ""), "refund_network": network,
+                             "refund_token_address": token_address}, bodies.RefundIn)
 
 
 @signed_in(Can.REFUND)

@@ -1,5 +1,6 @@
 """Payment links in the dashboard (owner and manager): each link's shareable URL and QR, its orders, paid total and
-conversion, a form to make one, and archiving. The same checks and writes as the B2B calls (web/api/handlers/payment_links.py)."""
+conversion, a form to make one, and archiving. The same checks and writes as the B2B calls
+(web/api/handlers/payment_links.py)."""
 
 from __future__ import annotations
 
@@ -65,7 +66,7 @@ async def _set_status(request: web.Request, status: str, said: str) -> web.Respo
     api_key, now = caller(request), ctx(request).clock()
     async with ctx(request).pool.acquire() as conn, conn.transaction():
         link = await link_store.get(conn, request.match_info["payment_link_id"], now, api_key.merchant_id,
-                               api_key.livemode, lock=True)
+                                    api_key.livemode, lock=True)
         if link is None:
             raise ApiError(404, "payment_link_not_found", "No such payment link.", "payment_link_id")
         await payment_links.update(request, conn, link, {"status": status})

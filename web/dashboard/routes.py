@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web.dashboard import (audit, exports, invite, issue_refund, app_keys, links, lock, notifications, orders, refund_execution, review, sales, settings, app_shell, signin, team, webhooks)
+from web.dashboard import (app_keys, app_shell, audit, exports, invite, issue_refund, links, lock, notifications,
+                           orders, refund_execution, review, sales, settings, signin, team, webhooks)
 from web.edge import dashboard_site
 from web.edge.app_state import ctx
 from web.dashboard.html import error_page, render

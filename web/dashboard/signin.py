@@ -78,13 +78,15 @@ def _form(request: web.Request, nonce: str, code: int = 200, error: str | None =
           next_path: str | None = None) -> web.Response:
     response = render(request, "signin.html", code=code, error=error, email=email,
                       signin_csrf=signin_token(request, nonce), next_path=next_path or "")
-    staff_sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[app_keys.PREFIX], request.app[app_keys.SECURE])
+    staff_sessions.set_cookie(response, SIGNIN_COOKIE, nonce, request.app[app_keys.PREFIX],
+                              request.app[app_keys.SECURE])
     return response
 
 
 async def signin_page(request: web.Request) -> web.Response:
     c = ctx(request)
-    session = await staff_sessions.load(c.pool, c.derived.dashboard_session, request.cookies.get(staff_sessions.COOKIE), c.clock())
+    session = await staff_sessions.load(c.pool, c.derived.dashboard_session, request.cookies.get(staff_sessions.COOKIE),
+                                        c.clock())
     if session is not None:
         wanted = _next(request, request.query.get("next"))
         raise web.HTTPSeeOther(wanted or await _landing(request, session))
@@ -133,13 +135,13 @@ async def signed_in_redirect(request: web.Request, user: users.StaffUser, next_p
     c = ctx(request)
     teams = await users.memberships(c.pool, user.user_id)
     here = next(team for team in teams if team.user_id == user.user_id)
+    flash = f"You are in {here.merchant_name} as {here.role}." if len(teams) > 1 else None
     raw = await staff_sessions.start(c.pool, c.derived.dashboard_session, user, c.clock(),
-                               replacing=request.cookies.get(staff_sessions.COOKIE),
-                               flash=f"You are in {here.merchant_name} as {here.role}." if len(teams) > 1 else None)
+                                     replacing=request.cookies.get(staff_sessions.COOKIE), flash=flash)
     await _record(request, user, "staff.signed_in")
     redirect = web.HTTPSeeOther(next_path or await _landing(request, user))
-    staff_sessions.set_cookie(redirect, staff_sessions.COOKIE, raw, request.app[app_keys.PREFIX], request.app[app_keys.SECURE],
-                        max_age=int(staff_sessions.LIFETIME.total_seconds()))
+    staff_sessions.set_cookie(redirect, staff_sessions.COOKIE, raw, request.app[app_keys.PREFIX],
+                              request.app[app_keys.SECURE], max_age=int(staff_sessions.LIFETIME.total_seconds()))
     return redirect
 
 

@@ -25,4 +25,5 @@ def replay_ttl(settings: Settings) -> int:
 
 
 def replayed() -> ApiError:
-    return ApiError(401, "signature_replayed", "This signature was already used; sign each request afresh.", "X-Signature")
+    return ApiError(401, "signature_replayed", "This signature was already used; sign each request afresh.",
+                    "X-Signature")

@@ -41,7 +41,8 @@ def _translator(request: web.Request) -> tuple[page_params.PageParams, i18n.Tran
 
 
 async def _found(request: web.Request) -> tuple[link_store.PaymentLink, str] | None:
-    return await link_store.with_merchant_name(ctx(request).pool, request.match_info["payment_link_id"], ctx(request).clock())
+    c = ctx(request)
+    return await link_store.with_merchant_name(c.pool, request.match_info["payment_link_id"], c.clock())
 
 
 def _show(t: i18n.Translator, link: link_store.PaymentLink, merchant_name: str, now, code: int = 200,
@@ -115,7 +116,8 @@ async def pay(request: web.Request) -> web.StreamResponse:
     raise web.HTTPSeeOther(f"/c/{session.session_key}{query}")
 
 
-async def _order(request: web.Request, link: link_store.PaymentLink, owed: int, email: str | None) -> m.NewSession | None:
+async def _order(request: web.Request, link: link_store.PaymentLink, owed: int,
+                 email: str | None) -> m.NewSession | None:
     """The buyer's own order and session, made through the order actor after a use of the link was taken; None
     when the link closed (another buyer took its last use, say). A failed creation gives the use back."""
     c = ctx(request)

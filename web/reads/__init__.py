@@ -1,1 +1,2 @@
-"""The read side every floor above shares: the caller's own objects, order filters, instants, cursor pages, the network registry."""
+"""What the floors above read: the caller's own objects, order filters, instants, cursor pages, the network
+registry."""

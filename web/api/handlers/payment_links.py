@@ -51,7 +51,8 @@ def link_json(settings: Settings, link: link_store.PaymentLink, totals: link_sto
 async def answer(request: web.Request, conn, links: list[link_store.PaymentLink]) -> list[contract.PaymentLink]:
     totals = await link_store.totals(conn, [link.payment_link_id for link in links])
     c = ctx(request)
-    return [link_json(c.settings, link, totals.get(link.payment_link_id, link_store.Totals()), c.clock()) for link in links]
+    return [link_json(c.settings, link, totals.get(link.payment_link_id, link_store.Totals()), c.clock())
+            for link in links]
 
 
 def _price(link_in: PaymentLinkIn) -> dict[str, int | None]:
@@ -119,8 +120,8 @@ async def create_link(request: web.Request) -> web.Response:
 
 async def link_of(request: web.Request, conn, *, lock: bool = False) -> link_store.PaymentLink:
     """The path's link, which must be the caller's merchant's and mode's (otherwise 404)."""
-    found = await link_store.get(conn, request.match_info["payment_link_id"], ctx(request).clock(), own_merchant_id(request),
-                            caller(request).livemode, lock=lock)
+    found = await link_store.get(conn, request.match_info["payment_link_id"], ctx(request).clock(),
+                                 own_merchant_id(request), caller(request).livemode, lock=lock)
     if found is None:
         raise ApiError(404, "payment_link_not_found", "No such payment link.", "payment_link_id")
     return found
@@ -133,7 +134,8 @@ async def list_links(request: web.Request) -> web.Response:
     if status not in (None, link_store.ACTIVE, link_store.ARCHIVED):
         raise ApiError(422, "invalid_status", "`status` must be active or archived.", "status")
     async with ctx(request).pool.acquire() as conn:
-        links = await link_store.listing(conn, merchant_id, caller(request).livemode, ctx(request).clock(), page.before, page.limit + 1, status)
+        links = await link_store.listing(conn, merchant_id, caller(request).livemode, ctx(request).clock(), page.before,
+                                         page.limit + 1, status)
         shown = await answer(request, conn, links[: page.limit])
     return respond(page.answer(LINK_LIST, shown, links, lambda link: (link.created_at, link.payment_link_id)))
 
