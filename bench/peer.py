@@ -68,9 +68,8 @@ from web.edge.idempotency import idempotency_key, request_hash
 from web.edge.key_cache import KeyCache
 from web.reads.owned import missing
 from web.api.answers import order_json, refund_json, respond, session_created_json
-from web.edge.signing import replay_ttl, replayed
+from web.edge.signing import matches, replay_ttl, replayed
 from web.api.routes import PREFIX
-from web.edge.signing import matches
 
 log = logging.getLogger("peer")
 _encode = msgspec.json.Encoder().encode

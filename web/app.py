@@ -15,8 +15,7 @@ from common.clock import Clock, utcnow
 from common.config import Settings
 from common.secrets import derived_keys
 from web.api import card_provider, openapi, routes
-from web.dashboard import app_keys
-from web.dashboard import routes as dashboard_routes
+from web.dashboard import app_keys, routes as dashboard_routes
 from web.edge import dashboard_site, health, metrics, rate_limits, request_ids
 from web.edge.app_state import CONTEXT, ONE_COMMAND, Context
 from web.edge.auth import signature_middleware

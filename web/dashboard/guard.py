@@ -12,11 +12,10 @@ from common import logs, users
 from common.audit import Actor
 from common.merchants import ApiKey
 from notify import store as notify_store
-from web.edge import forms
+from web.edge import dashboard_site, forms, staff_sessions
 from web.api.audit_trail import STAFF_ACTOR
 from web.edge.app_state import CALLER, ctx
 from web.dashboard import app_keys
-from web.edge import staff_sessions, dashboard_site
 from web.dashboard.html import error_page, problem
 from common.roles import Can, allows
 from web.edge.errors import ApiError

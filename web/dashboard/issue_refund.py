@@ -6,11 +6,10 @@ from aiohttp import web
 
 from actors.rules import CARD
 from web.api import audit_trail, bodies
-from web.edge import decoding
+from web.edge import dashboard_site, decoding
 from web.reads import owned
 from web.edge.app_state import caller
 from web.dashboard import app_keys
-from web.edge import dashboard_site
 from web.dashboard.guard import done, signed_in
 from web.edge.forms import form
 from web.dashboard.orders import order_page

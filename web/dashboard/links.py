@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web.api import audit_trail
+from web.api import audit_trail, link_store
 from web.edge import decoding
 from web.edge.app_state import caller, ctx
 from web.dashboard.guard import done, signed_in
@@ -15,7 +15,6 @@ from web.dashboard.html import problem, render
 from common.roles import Can
 from web.edge.errors import ApiError
 from web.api.handlers import payment_links
-from web.api import link_store
 from web.api.link_bodies import PaymentLinkIn
 from web.pages import qr
 

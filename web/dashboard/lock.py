@@ -7,10 +7,9 @@ from aiohttp import web
 
 from common import users
 from web.api import audit_trail, bodies
-from web.edge import decoding
+from web.edge import decoding, staff_sessions
 from web.edge.app_state import ctx
 from web.dashboard import app_keys
-from web.edge import staff_sessions
 from web.dashboard.guard import signed_in
 from common.roles import Can
 from web.dashboard.signin import count_failure, wait_s

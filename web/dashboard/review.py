@@ -10,10 +10,9 @@ from aiohttp import web
 from actors.views import stored_view
 from actors.statuses import TokenStatus
 from web.api import audit_trail, bodies
-from web.edge import decoding
+from web.edge import dashboard_site, decoding
 from web.edge.app_state import caller, ctx
-from web.dashboard import details, app_keys
-from web.edge import dashboard_site
+from web.dashboard import app_keys, details
 from web.dashboard.guard import done, signed_in
 from web.edge.forms import form
 from web.dashboard.html import render

@@ -12,9 +12,8 @@ from common import money
 from common.clock import iso
 from common.receipt_keys import receipt_url
 from web.api import audit_trail, bodies
-from web.reads import networks
+from web.reads import networks, owned
 from web.edge import decoding
-from web.reads import owned
 from web.edge.app_state import caller, ctx
 from web.dashboard import app_keys
 from web.dashboard.guard import signed_in

@@ -8,8 +8,7 @@ from cards import accounts
 from common import merchants
 from common.clock import iso
 from web.api import audit_trail, bodies
-from web.edge import decoding
-from web.edge import forms
+from web.edge import decoding, forms
 from web.edge.app_state import caller, ctx
 from web.dashboard import details
 from web.dashboard.guard import done, signed_in

@@ -12,10 +12,9 @@ from aiohttp import web
 from common import users
 from common.audit import Actor
 from web.api import audit_trail
-from web.edge import forms
+from web.edge import forms, staff_sessions
 from web.edge.app_state import Context, ctx
 from web.dashboard import app_keys
-from web.edge import staff_sessions
 from web.dashboard.guard import check_csrf, signed_in
 from web.dashboard.html import render
 from common.roles import Can, allows

@@ -15,12 +15,11 @@ from web.api.commands import amount as parse_amount
 from web.api.commands import body
 from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
-from web.api import link_store
+from web.api import audit_trail, link_store
 from web.api.link_bodies import PaymentLinkIn, PaymentLinkPatchIn
 from web.reads.pagination import Page
 from web.api.answers import respond
 from web.api.route import Route
-from web.api import audit_trail
 from web.edge import idempotency
 from web.api.handlers.merchants import own_merchant_id
 

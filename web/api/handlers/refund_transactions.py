@@ -10,8 +10,7 @@ from actors import messages as m
 from contract import api as contract
 from common.clock import iso
 from web.api import audit_trail, bodies, chain_inputs
-from web.reads import networks
-from web.reads import owned
+from web.reads import networks, owned
 from web.api.commands import body, ids_of, submit
 from web.edge.app_state import ctx
 from actors.rules import CARD

@@ -16,11 +16,10 @@ from contract import team as contract
 from contract.api import page_of
 from notify import store as notices
 from web.api import audit_trail
-from web.edge import idempotency
+from web.edge import dashboard_site, idempotency, staff_sessions
 from web.api.bodies import InvitationIn, StaffRoleIn
 from web.api.commands import body
 from web.edge.app_state import ctx
-from web.edge import staff_sessions, dashboard_site
 from web.api.modes import live_key_only
 from web.edge.errors import ApiError
 from web.api.answers import respond
