@@ -29,8 +29,8 @@ def _where(found: session.Checkout) -> tuple[str, str]:
     """The network and token the payment is recorded on: the page's first way to pay, else the first test network
     with a token (a merchant with no receive address yet can still try the flow)."""
     registry = networks.registry()
-    networks = [net for net, _ in accepted(registry, False, found.receive_addresses)] + list(registry.of_mode(False))
-    net = next(n for n in networks if any(c.address for c in n.stablecoins))
+    candidates = [net for net, _ in accepted(registry, False, found.receive_addresses)] + list(registry.of_mode(False))
+    net = next(n for n in candidates if any(c.address for c in n.stablecoins))
     return net.slug, next(c.address for c in net.stablecoins if c.address)
 
 
