@@ -12,6 +12,7 @@ from chain_watchers.registry import adapter_class
 from common import money
 from actors.rules import CARD
 from web.reads import networks
+from web.reads.networks import symbol  # noqa: F401 (the templates show it beside the names)
 from common.network_names import network_name
 from web.pages.quotes import shown_address
 

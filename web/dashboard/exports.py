@@ -10,7 +10,6 @@ from web.api import audit_trail
 
 from web.dashboard.guard import signed_in
 from common.roles import Can
-# The module, not its names: web/api/handlers/exports.py reaches this package (exports/rows.py reads display names).
 from web.api.handlers import exports as api_exports
 
 

@@ -77,7 +77,7 @@ async def order_page(request: web.Request, order_id: str, *, code: int = 200, va
     return render(
         request, "order.html", code=code, order=msgspec.to_builtins(order_answer(request, order)),
         refunds=msgspec.to_builtins([refund_json(settings, order, r) for r in order.refunds]), tokens=tokens,
-        timeline=await _timeline(request, order.order_id), display=display,
+        timeline=await _timeline(request, order.order_id), details=details,
         actions=await audit.of_order(ctx(request).pool, order.merchant_id, order.order_id),
         refundable=order.refundable, refundable_text=money.format(order.refundable),
         destinations=details.destination_options(order.livemode, any(p.network == CARD for p in order.payments)),

@@ -51,7 +51,7 @@ async def screen(request: web.Request, code: int = 200, error: ApiError | None =
     base = f"{request.app[app_keys.PREFIX]}/{request.match_info['mode']}/refunds/{refund['refund_id']}"
     now = progress(refund, txs)
     return render(
-        request, "refund.html", code=code, refund=refund, transactions=txs, display=display, send=send,
+        request, "refund.html", code=code, refund=refund, transactions=txs, details=details, send=send,
         qr=qr.svg(send["link"], f"QR code of the {details.name(net)} payment link") if send["link"] else None,
         progress=now, error=problem(error), tx_hash=tx_hash,
         config={"progressUrl": f"{base}/progress", "pollMs": POLL_MS, "progress": now},

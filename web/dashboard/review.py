@@ -69,7 +69,7 @@ async def queues(request: web.Request) -> web.Response:
         status = "ACTIVE"
     return render(request, "review.html", pending=await _pending_refunds(request),
                   renewals=await _tokens(request, "RENEWAL_REQUESTED"), token_status=status,
-                  tokens=await _tokens(request, status), token_statuses=list(TokenStatus.__members__), display=display)
+                  tokens=await _tokens(request, status), token_statuses=list(TokenStatus.__members__), details=details)
 
 
 def _back(request: web.Request) -> str:
