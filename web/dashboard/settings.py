@@ -15,7 +15,7 @@ from web.dashboard.guard import done, signed_in
 from web.dashboard.html import problem, render
 from common.roles import Can
 from web.edge.errors import ApiError
-from web.api.handlers import settings as settings_views
+from web.api.handlers import settings as settings_handlers
 from webhooks import deliveries, endpoints
 
 # Offered as a hint beside the events field: what an endpoint most often wants (any well-formed type is accepted).
@@ -75,7 +75,7 @@ async def settings_page(request: web.Request) -> web.Response:
 async def save_refunds(request: web.Request) -> web.Response:
     posted = await forms.fields(request)
     change = decoding.convert({"auto_approve_customer_refunds": posted.get("auto_approve") == "on"}, bodies.SettingsIn)
-    await settings_views.apply_change(request, ctx(request).pool, change)
+    await settings_handlers.apply_change(request, ctx(request).pool, change)
     raise await done(request, request.path.removesuffix("/refunds"), "Customer refund setting saved.")
 
 
@@ -90,7 +90,7 @@ async def save_addresses(request: web.Request) -> web.Response:
     change = decoding.convert({"receive_addresses": {slug: value or None for slug, value in sent.items() if slug in shown}},
                      bodies.SettingsIn)
     try:
-        await settings_views.apply_change(request, ctx(request).pool, change)
+        await settings_handlers.apply_change(request, ctx(request).pool, change)
     except ApiError as exc:
         if exc.status >= 500:
             raise
@@ -101,7 +101,7 @@ async def save_addresses(request: web.Request) -> web.Response:
 async def _change_card(request: web.Request, card: dict | None, saved: str) -> web.Response:
     change = decoding.convert({"card": card}, bodies.SettingsIn)
     try:
-        await settings_views.apply_change(request, ctx(request).pool, change)
+        await settings_handlers.apply_change(request, ctx(request).pool, change)
     except ApiError as exc:
         if exc.status >= 500:
             raise

@@ -15,7 +15,7 @@ from web.edge.forms import form
 from web.dashboard.html import problem, render
 from common.roles import Can
 from web.edge.errors import ApiError
-from web.api.handlers import staff as staff_views
+from web.api.handlers import staff as staff_handlers
 
 
 def _team(request: web.Request) -> str:
@@ -51,12 +51,12 @@ async def _change(request: web.Request, work, values: dict | None = None):
 async def invite(request: web.Request) -> web.Response:
     """The link is shown in this answer only (the service keeps its hash), and mailed when mail is configured."""
     posted = await form(request)
-    made, refused = await _change(request, lambda conn, merchant_id: staff_views.invite(
+    made, refused = await _change(request, lambda conn, merchant_id: staff_handlers.invite(
         request, conn, merchant_id, posted.get("email", ""), posted.get("role", "")), posted)
     if refused:
         return refused
     invitation, url = made
-    mailed = await staff_views.send(request, invitation, url)
+    mailed = await staff_handlers.send(request, invitation, url)
     return await page(request, 201, invited={"email": invitation.email, "role": invitation.role, "url": url,
                                              "expires_at": invitation.expires_at, "mailed": mailed})
 
@@ -65,7 +65,7 @@ async def invite(request: web.Request) -> web.Response:
 @audit_trail.records("staff.invitation_revoked")
 async def revoke(request: web.Request) -> web.Response:
     await form(request)
-    invitation, refused = await _change(request, lambda conn, merchant_id: staff_views.revoke(
+    invitation, refused = await _change(request, lambda conn, merchant_id: staff_handlers.revoke(
         request, conn, merchant_id, request.match_info["invitation_id"]))
     if refused:
         return refused
@@ -76,7 +76,7 @@ async def revoke(request: web.Request) -> web.Response:
 @audit_trail.records("staff.role_changed")
 async def change_role(request: web.Request) -> web.Response:
     posted = await form(request)
-    member, refused = await _change(request, lambda conn, merchant_id: staff_views.change_role(
+    member, refused = await _change(request, lambda conn, merchant_id: staff_handlers.change_role(
         request, conn, merchant_id, request.match_info["user_id"], posted.get("role", "")))
     if refused:
         return refused
@@ -90,7 +90,7 @@ async def change_role(request: web.Request) -> web.Response:
 @audit_trail.records("staff.removed")
 async def remove(request: web.Request) -> web.Response:
     await form(request)
-    member, refused = await _change(request, lambda conn, merchant_id: staff_views.remove(
+    member, refused = await _change(request, lambda conn, merchant_id: staff_handlers.remove(
         request, conn, merchant_id, request.match_info["user_id"]))
     if refused:
         return refused
