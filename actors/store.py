@@ -302,11 +302,11 @@ def merged(batches: Iterable[Rows]) -> Rows:
     return out
 
 
-async def commit(conn: asyncpg.Connection, rows: Rows, fences: Collection[tuple[int, int]]) -> None:
+async def commit(conn: asyncpg.Connection, rows: Rows, fences: Collection[FenceRow]) -> None:
     """Write batches' rows in one statement, atomic on its own, only while every (partition, lease epoch) of
     `fences` is its partition's newest claim: raises actors.fencing.Fenced, having written nothing, otherwise."""
     try:
-        await conn.execute(_COMMIT, *_ARRAYS.values({**rows, FenceRow: sorted(FenceRow(*f) for f in fences)}))
+        await conn.execute(_COMMIT, *_ARRAYS.values({**rows, FenceRow: sorted(fences)}))
     except asyncpg.PostgresError as exc:
         if fenced := refusal(exc):
             raise fenced from None
