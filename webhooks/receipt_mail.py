@@ -130,8 +130,9 @@ class ReceiptMailer:
             "SELECT o.state, o.state_schema, m.name, r.email FROM orders o JOIN merchants m USING (merchant_id)"
             " LEFT JOIN receipt_emails r USING (order_id) WHERE o.order_id = $1", row["order_id"])
         order = stored_view(found["state"], found["state_schema"])
+        to = order.customer_email or found["email"]
         try:
-            await self.mailer.send(compose(row["kind"], order, found["name"], order.customer_email or found["email"]))
+            await self.mailer.send(compose(row["kind"], order, found["name"], to))
         except MailError as exc:
             attempts = row["attempts"] + 1
             again = None if attempts >= MAX_ATTEMPTS else self.clock() + backoff.exponential(
