@@ -84,14 +84,14 @@ SIGNED_HEADERS = ("X-Client-ID", "X-Timestamp", "X-Signature")
 
 # Where the peer keeps the rows the service keeps, its tables take the service's columns and indexes (LIKE ...
 # INCLUDING ALL), so both designs index alike. An order's `state` is its read view (actors.views.OrderView) but
-# its refunds, which are rows of their own (`state_schema` keeps its default); the money columns beside it are what
-# the statements test, and `version` counts its events. The service keeps a refund's reason and destination in its
+# its refunds, which are rows of their own (`state_schema` keeps its default); the money columns (`amount_paid`, the
+# service's too, and those added beside it) are what the statements test, and `version` counts its events. The service keeps a refund's reason and destination in its
 # order's state, the peer in the refund's row.
 _SCHEMA = f"""
 CREATE SCHEMA IF NOT EXISTS peer;
 CREATE SEQUENCE IF NOT EXISTS peer.order_numbers START 1001 INCREMENT {BLOCK};
 CREATE TABLE IF NOT EXISTS peer.orders (LIKE public.orders INCLUDING ALL, amount_owed bigint NOT NULL,
-    amount_paid bigint NOT NULL DEFAULT 0, refunds_held bigint NOT NULL DEFAULT 0);
+    refunds_held bigint NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS peer.checkout_sessions (LIKE public.checkout_sessions INCLUDING ALL);
 CREATE TABLE IF NOT EXISTS peer.refunds (LIKE public.refunds INCLUDING ALL, reason text NOT NULL,
     refund_to_address text NOT NULL, refund_network text NOT NULL, refund_token_address text NOT NULL,
