@@ -1,10 +1,10 @@
 """Receipts as the web shows them: only a paid order (PAID, PARTIALLY_REFUNDED, REFUNDED) has one to show; its
-address is common/receipt_keys.py's."""
+address is accounts/receipt_keys.py's."""
 
 from __future__ import annotations
 
+from accounts.receipt_keys import receipt_url
 from common.config import Settings
-from common.receipt_keys import receipt_url
 from actors.views import OrderView
 from actors.statuses import OrderStatus
 

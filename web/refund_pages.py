@@ -12,9 +12,11 @@ import msgspec
 from aiohttp import web
 from msgspec import Meta
 
+from accounts import merchants
+from accounts.receipt_keys import receipt_path
 from actors import messages as m
 from actors.views import stored_view
-from common import merchants, money
+from common import money
 from common.ids import random_id
 from actors.views import OrderView, TokenView
 from web import destinations, i18n, page_forms, request_ids
@@ -24,7 +26,6 @@ from web.errors import ApiError
 from web.pages import params as page_params
 from web.pages.checkout import error_page
 from web.pages.templating import render
-from common.receipt_keys import receipt_path
 from web.receipts import PAID
 from web.render import refund_json, respond
 

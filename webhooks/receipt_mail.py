@@ -19,6 +19,7 @@ import asyncpg
 import msgspec
 from redis.exceptions import ResponseError
 
+from accounts.receipt_keys import receipt_url
 from actors import schema
 from actors.publication import PublicEvent
 from actors.state import Order
@@ -26,7 +27,6 @@ from common import backoff, faults, money
 from common.clock import Clock, utcnow
 from common.config import Settings
 from common.mail import Mail, Mailer, MailError
-from common.receipt_keys import receipt_url
 from streams.connection import Client
 from streams.consumer import Consumer, Entry, lost_group, unblocked
 from streams.names import RECEIPTS_GROUP, Keys

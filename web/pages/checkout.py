@@ -9,12 +9,12 @@ from aiohttp import web
 
 from urllib.parse import urlsplit
 
+from accounts.receipt_keys import receipt_path
 from cards import accounts
 from cards.amounts import charge_cents, micros
 from chain_watchers import UnknownNetwork, unique_amounts
 from common import money
 from common.config import Settings
-from common.receipt_keys import receipt_path
 from web import destinations, page_forms
 from web.bodies import Email
 from web.receipts import PAID
