@@ -55,9 +55,9 @@ def _session(cmd: m.Command, session: m.NewSession) -> None:
         raise _broken("session.session_key", f"must be a session key of {'live' if cmd.livemode else 'test'} mode")
     _time("session.expires_at", session.expires_at)
     lives = session.expires_at - cmd.at
-    if not timedelta(seconds=order_limits.SESSION_TTL_MIN_S) <= lives <= timedelta(seconds=order_limits.SESSION_TTL_MAX_S):
-        raise _broken("session.expires_at", f"must lie {order_limits.SESSION_TTL_MIN_S} s to {order_limits.SESSION_TTL_MAX_S} s "
-                      "after the command's time")
+    shortest, longest = order_limits.SESSION_TTL_MIN_S, order_limits.SESSION_TTL_MAX_S
+    if not timedelta(seconds=shortest) <= lives <= timedelta(seconds=longest):
+        raise _broken("session.expires_at", f"must lie {shortest} s to {longest} s after the command's time")
 
 
 def _metadata(metadata: dict) -> None:

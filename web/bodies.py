@@ -19,7 +19,8 @@ Name = Annotated[str, Meta(max_length=order_limits.MAX_NAME)]
 Email = Annotated[str, Meta(max_length=order_limits.MAX_EMAIL, pattern=f"^{order_limits.EMAIL.pattern}$",
                             description="An email address, where the buyer's receipt is mailed")]
 Metadata = Annotated[dict[Annotated[str, Meta(min_length=1, max_length=order_limits.METADATA_KEY)],
-                          Annotated[str, Meta(max_length=order_limits.METADATA_VALUE)]], Meta(max_length=order_limits.METADATA_KEYS)]
+                          Annotated[str, Meta(max_length=order_limits.METADATA_VALUE)]],
+                     Meta(max_length=order_limits.METADATA_KEYS)]
 
 
 class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):

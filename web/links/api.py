@@ -68,10 +68,12 @@ def _price(link_in: PaymentLinkIn) -> dict[str, int | None]:
 
 
 def storable_expiry(expires_at: datetime | None) -> None:
-    """A link's expiry is a time the service records (common.order_limits), not one PostgreSQL's driver cannot convert."""
+    """A link's expiry is a time the service records (common.order_limits), not one PostgreSQL's driver cannot
+    convert."""
     if expires_at is not None and not order_limits.EARLIEST <= expires_at < order_limits.LATEST:
         raise ApiError(422, "expires_out_of_range",
-                       f"`expires_at` must lie between {order_limits.EARLIEST.date()} and {order_limits.LATEST.date()}.", "expires_at")
+                       f"`expires_at` must lie between {order_limits.EARLIEST.date()}"
+                       f" and {order_limits.LATEST.date()}.", "expires_at")
 
 
 def checked(link_in: PaymentLinkIn, now: datetime) -> dict:
