@@ -8,7 +8,6 @@ import logging
 from common import faults, lifecycle, logs, probes
 from common.config import Settings
 from common.mail import Mailer
-from common.secrets import derived_keys
 from common.sweeps import Sweeps
 from notify.notifier import Notifier
 from streams.names import NOTIFICATIONS_GROUP, WEBHOOKS_GROUP
@@ -81,8 +80,7 @@ async def _receipt_mailer(settings: Settings, wired) -> ReceiptMailer | None:
     mailer = Mailer.configured(settings)
     if mailer is None:
         return None
-    keys = await derived_keys(wired.pool, wired.vault)
-    receipts = ReceiptMailer(wired.pool, wired.redis, wired.keys, mailer, settings, keys.receipts)
+    receipts = ReceiptMailer(wired.pool, wired.redis, wired.keys, mailer)
     await receipts.start()
     logs.announce(log, f"webhooks: mailing receipts to buyers through {mailer.host}:{mailer.port}")
     return receipts

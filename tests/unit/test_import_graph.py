@@ -21,7 +21,7 @@ ALLOWED = {
     "chain_watchers": {"accounts", "actors", "common", "streams"},
     "cards": {"actors", "common", "streams"},
     "notify": {"accounts", "actors", "common", "contract", "streams"},
-    "webhooks": {"accounts", "actors", "common", "contract", "notify", "streams"},
+    "webhooks": {"actors", "common", "contract", "notify", "streams"},
     "web": {"accounts", "actors", "cards", "chain_watchers", "common", "contract", "notify", "streams", "webhooks"},
     "service": {"accounts", "actors", "cards", "chain_watchers", "common", "contract", "notify", "streams", "web",
                 "webhooks"},
