@@ -7,7 +7,6 @@ from datetime import datetime, timedelta
 
 from aiohttp import web
 
-from accounts.receipt_keys import receipt_url
 from accounts.roles import Can, allows
 from actors.views import stored_view
 from common import money

@@ -9,7 +9,6 @@ from aiohttp import web
 
 from urllib.parse import urlsplit
 
-from accounts.receipt_keys import receipt_path
 from cards import accounts
 from cards.amounts import charge_cents, micros
 from chain_watchers import UnknownNetwork, unique_amounts
