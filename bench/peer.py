@@ -44,13 +44,14 @@ from msgspec.structs import replace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from accounts import merchants
+from accounts.merchants import ApiKey
 from actors.publication import PublicEvent
 from bench import group_commit
 from bench.group_commit import Batcher, Entry
-from common import config, db, faults, merchants, money, wiring
+from common import config, db, faults, lifecycle, money
 from common.clock import iso, utcnow
 from common.ids import random_id
-from common.merchants import ApiKey
 from common.secrets import Vault
 from contract import events as ev
 from actors.views import OrderView, PaymentView, RefundView, SessionView
@@ -549,7 +550,7 @@ def init_peer(settings: config.Settings, pool_size: int, mode: str = MODES[0], w
 
     async def resources(app: web.Application):
         await _create_schema(settings.database_url)
-        async with wiring.opened(settings, pool_min=pool_size, pool_max=pool_size,
+        async with lifecycle.opened(settings, pool_min=pool_size, pool_max=pool_size,
                                  server_settings=db.ACTOR_SETTINGS) as wired:
             peer = Peer(settings, wired.pool, Pipeliner(wired.redis), wired.keys, wired.vault, Numbers(wired.pool))
             if mode == "group-commit":

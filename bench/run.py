@@ -60,10 +60,11 @@ from cryptography.fernet import Fernet
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from accounts import merchants
 from bench import prefill, resources, walmap
 from bench.db_cap import DbCap
 from bench.peer import MODES as PEER_MODES
-from common import db, merchants
+from common import db
 from common.secrets import Vault
 from streams import connection
 from web.signing import sign

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 import asyncpg
 from aiohttp import web
 
+from accounts.merchants import ApiKey
 from common.clock import Clock, utcnow
 from common.clock_offset import ClockOffset
 from common.faults import NotStarted
 from common.config import Settings
-from common.merchants import ApiKey
 from common.secrets import DerivedKeys, Vault
 from streams.connection import Client
 from streams.names import Keys

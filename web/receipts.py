@@ -1,4 +1,4 @@
-"""Receipts as the web shows them: the address the order was made with (common/receipt_keys.py), and only for a
+"""Receipts as the web shows them: the address the order was made with (accounts/receipt_keys.py), and only for a
 paid order (PAID, PARTIALLY_REFUNDED, REFUNDED)."""
 
 from __future__ import annotations

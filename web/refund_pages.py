@@ -12,9 +12,10 @@ import msgspec
 from aiohttp import web
 from msgspec import Meta
 
+from accounts import merchants
 from actors import messages as m
 from actors.views import stored_view
-from common import merchants, money
+from common import money
 from common.ids import random_id
 from actors.views import OrderView, TokenView
 from web import destinations, i18n, page_forms, request_ids

@@ -10,8 +10,8 @@ import secrets
 import msgspec
 import pytest
 
+from accounts.receipt_keys import receipt_url
 from common.mail import Mailer
-from common.receipt_keys import receipt_url
 from common.secrets import derived_keys
 from tests.integration.helpers import QUICK, pay, quick
 from webhooks.receipt_mail import ReceiptMailer

@@ -8,8 +8,8 @@ from aiohttp import web
 
 from web import audit_trail
 
+from accounts.roles import Can
 from web.dashboard.guard import signed_in
-from common.roles import Can
 # The module, not its names: web/views/exports.py reaches this package (exports/rows.py reads display names).
 from web.views import exports as api_exports
 

@@ -8,16 +8,17 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from common import logs, users
-from common.audit import Actor
-from common.merchants import ApiKey
+from accounts import users
+from accounts.audit import Actor
+from accounts.merchants import ApiKey
+from accounts.roles import Can, allows
+from common import logs
 from notify import store as notify_store
 from web import decoding
 from web.audit_trail import STAFF_ACTOR
 from web.context import CALLER, ctx
 from web.dashboard import keys, sessions, site
 from web.dashboard.html import error_page, problem
-from common.roles import Can, allows
 from web.errors import ApiError
 
 CSRF_HEADER = "X-CSRF-Token"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts.roles import Can, allows
 from web.dashboard import keys
-from common.roles import Can, allows
 from web.errors import ApiError
 from web.i18n import Translator
 from web.pages.templating import CSP, PAGE_HEADERS, render as render_page

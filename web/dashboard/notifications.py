@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts.roles import Can
 from common.clock import iso
 from notify import kinds, store
 from web import audit_trail
@@ -12,7 +13,6 @@ from web.context import ctx
 from web.dashboard import keys
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import render
-from common.roles import Can
 
 
 def _shown(row) -> dict:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import msgspec
 from aiohttp import web
 
+from accounts.roles import Can
 from actors import messages as m
 from common import money
 from web import audit_trail, bodies, decoding, lookups
@@ -13,7 +14,6 @@ from web.context import ctx
 from web.dashboard import display, keys
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import problem, render
-from common.roles import Can
 from web.errors import ApiError
 from web.pages import qr
 from web.render import refund_json, respond

@@ -7,6 +7,7 @@ from datetime import datetime
 import msgspec
 from aiohttp import web
 
+from accounts.roles import Can
 from actors.views import stored_view
 from actors.statuses import TokenStatus
 from web import audit_trail, bodies, decoding
@@ -14,7 +15,6 @@ from web.context import caller, ctx
 from web.dashboard import display, keys, site
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import render
-from common.roles import Can
 from web.render import refund_json, token_json
 from web.views import refund_requests
 

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 
 from aiohttp import web
 
+from accounts.roles import Can, allows
 from actors.views import stored_view
 from common import money
 from common.clock import iso
@@ -14,7 +15,6 @@ from web import audit_trail, bodies, decoding, destinations, lookups
 from web.context import caller, ctx
 from web.dashboard import keys
 from web.dashboard.guard import signed_in
-from common.roles import Can, allows
 from web.errors import ApiError
 from web.pages import qr, session
 from web.pages.checkout import required_confirmations

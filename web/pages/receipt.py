@@ -9,10 +9,10 @@ from pathlib import Path
 
 from aiohttp import web
 
+from accounts.receipt_keys import order_id_of
 from actors.views import stored_view
 from chain_watchers import UnknownNetwork
 from common import money
-from common.receipt_keys import order_id_of
 from actors.rules import CARD
 from actors.views import OrderView, PaymentView
 from actors.statuses import RefundStatus

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncpg
 import msgspec
 
+from accounts import merchants
 from actors.views import stored_view
 from actors.views import OrderView, SessionView
-from common import merchants
 
 
 class Attempt(msgspec.Struct, frozen=True):
