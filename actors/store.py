@@ -17,7 +17,7 @@ import msgspec
 from actors import history as recorded
 from actors import messages as m
 from actors import schema
-from actors.columns import Arrays, names
+from actors.row_arrays import Arrays, names
 from actors.fencing import FenceRow, fence, refusal
 from actors.order import Order
 from actors.outcomes import Appended, Outcome, Prepared, Recorded, Wanted
