@@ -78,6 +78,11 @@ class Consumer:
         handed = {p["message_id"]: p["times_delivered"] for p in pending}
         return [Entry(stream, e, f, handed.get(e, 1)) for e, f in entries]
 
+    async def unacknowledged(self, stream: str, count: int) -> list[Entry]:
+        """What this consumer read and has not acknowledged, oldest first (an entry deleted meanwhile left out)."""
+        found = await self.redis.xreadgroup(self.group, self.name, {stream: "0"}, count=count)
+        return [Entry(*entry) for entry in stream_entries(found) if entry[2]]
+
     def ack_call(self, stream: str, entry_ids: list[bytes]) -> tuple:
         """The acknowledgement as a call for a pipeline (streams.pipeliner), sent with others."""
         return ("XACK", stream, self.group, *entry_ids)
