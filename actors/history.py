@@ -27,7 +27,7 @@ class RecordedCommand(msgspec.Struct, frozen=True):
     request_hash: str
     reply: bytes
     recorded_at: datetime  # when its batch committed
-    version: int | None = None  # of the order whose view the reply answered without copying it (migration 019)
+    version: int | None = None  # of the order whose view the reply answered without copying it
 
 
 async def events(conn: asyncpg.Connection, order_id: str) -> list[StoredEvent]:

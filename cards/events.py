@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from actors import messages as m
 from actors import confirmations
+from actors import messages as m
 from cards import amounts
 from cards.provider import EventFact, RefundFact
 from actors.rules import CARD
