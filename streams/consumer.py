@@ -1,6 +1,7 @@
-"""A consumer group's side of a stream, written once for every reader (the actors on the command partitions, the
-webhooks dispatcher on the events stream): make the group, read new entries, claim what a dead or earlier consumer
-left pending, acknowledge, and tell a lost group or an unblocked read from other errors."""
+"""A consumer group's side of a stream, written once for every reader (the actors on the command partitions,
+streams/reader.py on the events stream): make the group, read new entries, claim what a dead or earlier consumer
+left pending, read again what this one left unacknowledged, acknowledge, and tell a lost group or an unblocked read
+from other errors."""
 
 from __future__ import annotations
 
