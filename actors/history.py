@@ -22,7 +22,7 @@ class StoredEvent(msgspec.Struct, frozen=True):
 
 class RecordedCommand(msgspec.Struct, frozen=True):
     command_id: str
-    kind: str | None  # None: recorded before commands kept their kind (migration 014)
+    kind: str | None  # None: not on record for this command
     at: datetime | None
     request_hash: str
     reply: bytes
