@@ -32,6 +32,9 @@ MACHINE = (asyncpg.InsufficientResourcesError, asyncpg.PostgresSystemError)
 UNAVAILABLE = (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError, asyncpg.InternalClientError,
                asyncpg.AdminShutdownError, asyncpg.CrashShutdownError, asyncpg.CannotConnectNowError,
                asyncpg.ReadOnlySQLTransactionError, *MACHINE, redis_errors.ConnectionError, redis_errors.TimeoutError)
+# What a reader of the events stream that writes to PostgreSQL waits out (streams/reader.py): a dependency away, or a
+# statement PostgreSQL refused; either way its batch stays unacknowledged and is read again.
+READING = (*UNAVAILABLE, asyncpg.PostgresError)
 
 # Faults of one dependency no further apart than this are one episode: one WARNING at its start.
 EPISODE_GAP_S = 30.0

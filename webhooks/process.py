@@ -10,10 +10,10 @@ from common.config import Settings
 from common.mail import Mailer
 from common.sweeps import Sweeps
 from notify.notifier import Notifier
+from notify.receipt_mailer import ReceiptMailer
 from streams.names import NOTIFICATIONS_GROUP, WEBHOOKS_GROUP
 from webhooks import settings as webhook_settings
 from webhooks.dispatcher import Dispatcher, DispatchHooks
-from webhooks.receipt_mail import ReceiptMailer
 
 log = logging.getLogger(__name__)
 RECLAIM_EVERY_S = 2.0

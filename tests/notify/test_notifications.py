@@ -15,6 +15,7 @@ from prometheus_client import REGISTRY
 from common import config
 from common.mail import Mailer
 from notify.notifier import Notifier
+from streams.consumer import Entry
 from tests.app.conftest import phone  # noqa: F401
 from tests.dashboard.support import Http, make_staff, sign_in
 from tests.e2e.conftest import browser  # noqa: F401
@@ -134,7 +135,7 @@ async def test_a_second_delivery_of_the_same_events_adds_nothing(stack, team, no
     # This test's own entries, read a second time (other tests' older entries were never read by a notifier: with
     # payments told by default they would make notices of their own).
     entries = await redis.xrange(keys.events, min=b"(" + before[0][0] if before else "-")
-    assert entries and await notifier._ingest(entries) == 0
+    assert entries and await notifier._ingest([Entry(keys.events, *entry) for entry in entries]) == 0
     assert await count(stack, owner.email) == 2  # the payment and the request, once each
 
 

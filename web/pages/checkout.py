@@ -14,10 +14,10 @@ from cards.amounts import charge_cents, micros
 from chain_watchers import UnknownNetwork, unique_amounts
 from common import money
 from common.config import Settings
+from notify import receipt_mailer
 from web import destinations, page_forms
 from web.bodies import Email
 from web.receipts import PAID, receipt_path
-from webhooks import receipt_mail
 from web.context import ctx
 from web.errors import ApiError
 from web.i18n import Translator
@@ -157,7 +157,7 @@ async def receipt_email(request: web.Request) -> web.StreamResponse:
         await conn.execute("INSERT INTO receipt_emails (order_id, email, given_at) VALUES ($1, $2, $3)"
                            " ON CONFLICT (order_id) DO UPDATE SET email = excluded.email, given_at = excluded.given_at",
                            found.order.order_id, given.customer_email, now)
-        await receipt_mail.mail_when_given(conn, found.order.order_id, found.order.status in PAID, now)
+        await receipt_mailer.mail_when_given(conn, found.order.order_id, found.order.status in PAID, now)
     if request.content_type == "application/json":
         return respond({"given": True}, status=201)
     raise web.HTTPSeeOther(f"/c/{key}?emailed=1")
