@@ -26,7 +26,7 @@ from chain_watchers.registry import Network, Stablecoin
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GANACHE = ROOT / "tests" / "chain" / "node" / "node_modules" / ".bin" / "ganache"
-ARTIFACT = json.loads((ROOT / "contracts" / "PaymentToken.json").read_text())
+ARTIFACT = json.loads((pathlib.Path(__file__).parent / "contracts" / "PaymentToken.json").read_text())
 CHAIN_ID = 1337  # ganache's own default, as wallets know it
 SLUG = "ganache"
 CONFIRMATIONS = 3

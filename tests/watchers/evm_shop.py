@@ -111,6 +111,6 @@ class EvmShop:
 
 
 def use_local_token(monkeypatch, token_address: str) -> None:
-    """The web layer's registry, as the operator sets it after deploying contracts/TestUSD.sol."""
+    """The web layer's registry, as the operator sets it after deploying testkit/contracts/TestUSD.sol."""
     monkeypatch.setenv("LOCAL_TESTUSD_ADDRESS", token_address)
     destinations.registry.cache_clear()
