@@ -120,12 +120,14 @@ class WsProxy:
 
     node_url: str
     connections: int = 0  # connections accepted so far
+    refused: int = 0  # connections refused while down
     _open: set = field(default_factory=set)
     _down: bool = False
 
     def app(self) -> web.Application:
         async def forward(request: web.Request) -> web.StreamResponse:
             if self._down:
+                self.refused += 1
                 return web.Response(status=503, text="down")
             client = web.WebSocketResponse()
             await client.prepare(request)

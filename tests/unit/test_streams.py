@@ -11,7 +11,7 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from streams.leases import Leases
+from streams.leases import Leases, unheld
 from actors.messages import CancelOrder, Envelope, Reply
 from common.clock import utcnow
 from streams.names import Keys
@@ -19,6 +19,7 @@ from streams.pipeliner import Pipeliner
 from actors.bus import CommandBus
 from streams.producer import ReplyTimeout
 from tests.conftest import REDIS_URL
+from tests.support.waiting import until
 
 
 @pytest.fixture(params=["fakeredis", "redis"])
@@ -80,9 +81,13 @@ async def test_a_dead_workers_partitions_are_taken_over(redis, keys):
     dead, alive = Leases(redis, keys, "dead", 300), Leases(redis, keys, "alive", 300)
     await dead.refresh()
     assert (await alive.refresh())[0] == set()
-    await asyncio.sleep(0.4)  # the dead worker stops renewing
+    await until(lambda: _all_expired(redis, keys), "the dead worker's leases expire", timeout=5)
     gained, _ = await alive.refresh()
     assert gained == set(range(6))
+
+
+async def _all_expired(redis, keys) -> bool:
+    return len(await unheld(redis, keys)) == keys.partitions
 
 
 async def test_release_all_frees_partitions(redis, keys):
@@ -108,7 +113,7 @@ async def test_a_lapsed_worker_holds_nothing_until_it_acquires_anew_under_newer_
     leases.lapse()
     assert leases.owned == set() and leases.epochs == {}
     assert (await leases.refresh())[0] == set()  # its own leases, still in Redis, are not taken back
-    await asyncio.sleep(0.4)
+    await until(lambda: _all_expired(redis, keys), "the lapsed leases expire in Redis", timeout=5)
     gained, _ = await leases.refresh()
     assert gained == set(range(6)) and leases.epochs == dict.fromkeys(range(6), 2)
 

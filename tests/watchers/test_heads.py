@@ -19,6 +19,7 @@ from chain_watchers.runner import Watcher
 from common import money
 from testkit.evm_node import WsProxy
 from tests.watchers import api
+from tests.support.waiting import until
 from tests.watchers.ganache_shop import SLUG, Ganache, GanacheShop, ganache_network
 
 HOUR = 3600.0
@@ -57,18 +58,6 @@ async def following(request, stack, merchant, watchers, ganache: Ganache,
     yield shop, watcher
     stop.set()
     await running
-
-
-async def until(condition, what: str, timeout: float = 15) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not await _holds(condition):
-        assert asyncio.get_running_loop().time() < deadline, f"not within {timeout} s: {what}"
-        await asyncio.sleep(0.05)
-
-
-async def _holds(condition) -> bool:
-    value = condition()
-    return bool(await value if asyncio.iscoroutine(value) else value)
 
 
 def receipts(ganache: Ganache, tx_hash: str) -> int:
@@ -127,7 +116,9 @@ async def test_a_dropped_subscription_comes_back_and_catches_up_on_the_blocks_it
     # Paid by its unique amount (no report) and buried at its depth while no head reaches the watcher.
     await shop.pay(money.from_base_units(amount, 6))
     await shop.chain.mine(DEPTH)
-    await asyncio.sleep(1)
+    # The watcher, alive and trying its subscription again after the blocks were mined, has passed over nothing.
+    refused = proxy.refused
+    await until(lambda: proxy.refused >= refused + 2, "the watcher asks for its subscription again, twice")
     assert not await paid(shop, created["order_id"])
 
     connections = proxy.connections
