@@ -9,8 +9,8 @@ from datetime import datetime
 
 from msgspec.structs import replace
 
-from actors import messages as m
 from actors import invariants, refunds, tokens
+from actors import messages as m
 from actors.errors import Refused, conflict, not_found
 from actors.state import Order, OrderStatus, Payment, Session, SessionStatus
 

@@ -11,10 +11,10 @@ import msgspec
 
 from actors import messages as m
 from actors.order import Order, evolve
-from contract import events as ev
+from actors.statuses import OrderStatus
 from common import money
 from common.clock import iso
-from actors.statuses import OrderStatus
+from contract import events as ev
 
 
 class PublicEvent(msgspec.Struct, frozen=True, kw_only=True):

@@ -25,10 +25,10 @@ from typing import Awaitable, Callable
 import asyncpg
 from aiohttp import web
 
+from actors.views import RefundView
 from common import money
 from common.clock import utcnow
 from contract import events as ev
-from actors.views import RefundView
 from web.errors import ApiError
 from web.lookups import missing
 

@@ -45,6 +45,9 @@ from msgspec.structs import replace
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from actors.publication import PublicEvent
+from actors.statuses import OrderStatus, RefundStatus, SessionStatus
+from actors.views import OrderView, PaymentView, RefundView, SessionView
+from actors.views import decode as decode_view
 from bench import group_commit
 from bench.group_commit import Batcher, Entry
 from common import config, db, faults, merchants, money, wiring
@@ -53,9 +56,6 @@ from common.ids import random_id
 from common.merchants import ApiKey
 from common.secrets import Vault
 from contract import events as ev
-from actors.views import OrderView, PaymentView, RefundView, SessionView
-from actors.views import decode as decode_view
-from actors.statuses import OrderStatus, RefundStatus, SessionStatus
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
 from web import bodies

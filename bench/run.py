@@ -54,7 +54,6 @@ from typing import NamedTuple
 import aiohttp
 import asyncpg
 import psutil
-import redis.asyncio as aioredis
 from cryptography.fernet import Fernet
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,6 +17,7 @@ from common import config, db, merchants, secrets, wiring
 from common.secrets import master_keys
 from service import dev_runs
 
+
 def settings_of(args) -> config.Settings:
     overrides = {name: getattr(args, name) for name in ("port", "metrics_port") if getattr(args, name, None)}
     return config.load(**overrides)

@@ -3,10 +3,10 @@ address is common/receipt_keys.py's."""
 
 from __future__ import annotations
 
+from actors.statuses import OrderStatus
+from actors.views import OrderView
 from common.config import Settings
 from common.receipt_keys import receipt_url
-from actors.views import OrderView
-from actors.statuses import OrderStatus
 
 PAID = frozenset({OrderStatus.PAID, OrderStatus.PARTIALLY_REFUNDED, OrderStatus.REFUNDED})
 

@@ -13,10 +13,10 @@ from aiohttp import web
 from msgspec import Meta
 
 from actors import messages as m
-from actors.views import stored_view
+from actors.views import OrderView, TokenView, stored_view
 from common import merchants, money
 from common.ids import random_id
-from actors.views import OrderView, TokenView
+from common.receipt_keys import receipt_path
 from web import destinations, i18n, page_forms, request_ids
 from web.commands import ask, checked
 from web.context import ctx
@@ -24,7 +24,6 @@ from web.errors import ApiError
 from web.pages import params as page_params
 from web.pages.checkout import error_page
 from web.pages.templating import render
-from common.receipt_keys import receipt_path
 from web.receipts import PAID
 from web.render import refund_json, respond
 

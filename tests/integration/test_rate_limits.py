@@ -15,8 +15,8 @@ from aiohttp.test_utils import TestServer
 
 from common import merchants
 from streams.names import Keys
-from tests.conftest import running
 from testkit.signed import Signed
+from tests.conftest import running
 from tests.support.waiting import until
 from web.app import init_app
 

@@ -14,8 +14,8 @@ from cryptography.fernet import Fernet
 
 from common import db, merchants
 from common.secrets import Vault
-from tests.conftest import REDIS_URL
 from testkit.signed import Signed
+from tests.conftest import REDIS_URL
 from tests.support.metrics import probe
 from tests.support.processes import Processes, created, free_port
 from tests.support.servers import OwnPostgres, OwnRedis

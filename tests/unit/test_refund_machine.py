@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from msgspec.structs import replace
-
 import pytest
+from msgspec.structs import replace
 
 from actors import messages as m
 from actors.errors import Refused

@@ -11,12 +11,12 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from streams.leases import Leases, unheld
+from actors.bus import CommandBus
 from actors.messages import CancelOrder, Envelope, Reply
 from common.clock import utcnow
+from streams.leases import Leases, unheld
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
-from actors.bus import CommandBus
 from streams.producer import ReplyTimeout
 from tests.conftest import REDIS_URL
 from tests.support.waiting import until

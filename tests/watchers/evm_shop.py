@@ -12,9 +12,9 @@ import secrets
 from chain_watchers.evm import EvmAdapter
 from chain_watchers.runner import Tick, Watcher
 from common import money
+from testkit.signed import Signed
 from tests.chain.test_evm import GAS, EvmWorld
 from tests.integration.helpers import QUICK, order
-from testkit.signed import Signed
 from tests.watchers import api
 from web import destinations
 

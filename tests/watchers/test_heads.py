@@ -18,8 +18,8 @@ from chain_watchers.clients import open_adapter
 from chain_watchers.runner import Watcher
 from common import money
 from testkit.evm_node import WsProxy
-from tests.watchers import api
 from tests.support.waiting import until
+from tests.watchers import api
 from tests.watchers.ganache_shop import SLUG, Ganache, GanacheShop, ganache_network
 
 HOUR = 3600.0

@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from redis.exceptions import ResponseError
 
+from streams.names import WEBHOOKS_GROUP
 from tests.integration.helpers import quick
 from tests.integration.test_crash import _exited
 from tests.support import crashing
 from tests.support.waiting import until
 from tests.webhooks.support import HANG, register
-from streams.names import WEBHOOKS_GROUP
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -18,10 +18,10 @@ import typing
 import redis.asyncio as aioredis
 
 from actors import messages as m
+from actors.bus import CommandBus
 from common.clock import utcnow
 from common.ids import random_id
 from streams.names import Keys
-from actors.bus import CommandBus
 from tests.integration.helpers import USDT, expire_due, pay, quick, until
 from tests.integration.test_refunds_api import DEST, customer_refund, merchant_refund
 from tests.webhooks.support import register

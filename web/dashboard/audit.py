@@ -8,10 +8,10 @@ from urllib.parse import urlencode
 from aiohttp import web
 
 from common import audit
+from common.roles import Can
 from web.context import caller, ctx
 from web.dashboard.guard import signed_in
 from web.dashboard.html import problem, render
-from common.roles import Can
 from web.errors import ApiError
 from web.pagination import cursor as make_cursor
 from web.pagination import parse_cursor

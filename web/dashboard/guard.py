@@ -11,13 +11,13 @@ from aiohttp import web
 from common import logs, users
 from common.audit import Actor
 from common.merchants import ApiKey
+from common.roles import Can, allows
 from notify import store as notify_store
 from web import decoding
 from web.audit_trail import STAFF_ACTOR
 from web.context import CALLER, ctx
 from web.dashboard import keys, sessions, site
 from web.dashboard.html import error_page, problem
-from common.roles import Can, allows
 from web.errors import ApiError
 
 CSRF_HEADER = "X-CSRF-Token"

@@ -5,12 +5,12 @@ from __future__ import annotations
 from aiohttp import web
 
 from actors.rules import CARD
+from common.roles import Can
 from web import audit_trail, bodies, decoding, lookups
 from web.context import caller
 from web.dashboard import keys, site
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.orders import order_page
-from common.roles import Can
 from web.errors import ApiError
 from web.views import refund_requests, refunds
 

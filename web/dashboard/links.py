@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from common.roles import Can
 from web import audit_trail, decoding
 from web.context import caller, ctx
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import problem, render
-from common.roles import Can
 from web.errors import ApiError
 from web.links import api, store
 from web.links.bodies import PaymentLinkIn

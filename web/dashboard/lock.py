@@ -6,11 +6,11 @@ from __future__ import annotations
 from aiohttp import web
 
 from common import users
+from common.roles import Can
 from web import audit_trail, bodies, decoding
 from web.context import ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import signed_in
-from common.roles import Can
 from web.dashboard.signin import count_failure, wait_s
 from web.errors import ApiError
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 from aiohttp import web
 
 from common.clock import iso
+from common.roles import Can
 from notify import kinds, store
 from web import audit_trail
 from web.context import ctx
 from web.dashboard import keys
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import render
-from common.roles import Can
 
 
 def _shown(row) -> dict:

@@ -12,12 +12,12 @@ from actors import schema
 from actors.rules import CARD
 from actors.statuses import OrderStatus
 from common import audit, money
+from common.roles import Can
 from web import lookups, order_filters
 from web.context import ctx
 from web.dashboard import display
 from web.dashboard.guard import signed_in
 from web.dashboard.html import problem, render
-from common.roles import Can
 from web.errors import ApiError
 from web.pages import qr
 from web.pagination import Page

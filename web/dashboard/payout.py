@@ -8,12 +8,12 @@ from aiohttp import web
 
 from actors import messages as m
 from common import money
+from common.roles import Can
 from web import audit_trail, bodies, decoding, lookups
 from web.context import ctx
 from web.dashboard import display, keys
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import problem, render
-from common.roles import Can
 from web.errors import ApiError
 from web.pages import qr
 from web.render import refund_json, respond

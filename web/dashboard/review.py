@@ -7,14 +7,14 @@ from datetime import datetime
 import msgspec
 from aiohttp import web
 
-from actors.views import stored_view
 from actors.statuses import TokenStatus
+from actors.views import stored_view
+from common.roles import Can
 from web import audit_trail, bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, keys, site
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import render
-from common.roles import Can
 from web.render import refund_json, token_json
 from web.views import refund_requests
 

@@ -7,12 +7,12 @@ from aiohttp import web
 from cards import accounts
 from common import merchants
 from common.clock import iso
+from common.roles import Can
 from web import audit_trail, bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, webhooks
 from web.dashboard.guard import done, signed_in
 from web.dashboard.html import problem, render
-from common.roles import Can
 from web.errors import ApiError
 from web.views import settings as settings_views
 

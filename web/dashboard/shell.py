@@ -8,12 +8,12 @@ import json
 from aiohttp import web
 
 from common import users
+from common.roles import Can, allows
 from web import i18n
 from web.context import ctx
 from web.dashboard import keys
 from web.dashboard.guard import signed_in
 from web.dashboard.html import render
-from common.roles import Can, allows
 from web.dashboard.signin import landing_mode
 from web.i18n import Translator
 from web.pages.files import ASSETS, serve

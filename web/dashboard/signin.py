@@ -11,12 +11,12 @@ from aiohttp import web
 
 from common import users
 from common.audit import Actor
+from common.roles import Can, allows
 from web import audit_trail, decoding
 from web.context import Context, ctx
 from web.dashboard import keys, sessions
 from web.dashboard.guard import check_csrf, signed_in
 from web.dashboard.html import render
-from common.roles import Can, allows
 from web.errors import ApiError
 
 SIGNIN_COOKIE = "dash_signin"  # a nonce the sign-in form's CSRF token is bound to, before any session exists

@@ -5,14 +5,13 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web import audit_trail
-
 from common import invitations, users
+from common.roles import Can
+from web import audit_trail
 from web.context import caller, ctx
 from web.dashboard import keys
 from web.dashboard.guard import done, form, signed_in
 from web.dashboard.html import problem, render
-from common.roles import Can
 from web.errors import ApiError
 from web.views import staff as staff_views
 

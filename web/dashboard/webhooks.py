@@ -4,12 +4,13 @@ delete, roll its secret, send it a test event, and redeliver one delivery's even
 from __future__ import annotations
 
 import re
+
 from aiohttp import web
 
+from common.roles import Can
 from web import audit_trail, decoding
 from web.context import caller, ctx
 from web.dashboard.guard import done, form, signed_in
-from common.roles import Can
 from web.errors import ApiError
 from web.views.webhooks import change, checked_url, event_types, redelivered, register, remove, roll
 from web.webhook_bodies import EndpointIn, RollSecretIn

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
 import msgspec
 from aiohttp import web
-
-from urllib.parse import urlsplit
 
 from cards import accounts
 from cards.amounts import charge_cents, micros
@@ -17,16 +16,17 @@ from common.config import Settings
 from common.receipt_keys import receipt_path
 from web import destinations, page_forms
 from web.bodies import Email
-from web.receipts import PAID
-from webhooks import receipt_mail
 from web.context import ctx
 from web.errors import ApiError
 from web.i18n import Translator
-from web.pages import params as page_params, qr, session
+from web.pages import params as page_params
+from web.pages import qr, session
 from web.pages.quotes import Quote, accepted, quotes
 from web.pages.status import PAYABLE, status_json
 from web.pages.templating import CSP, csp_with, render
+from web.receipts import PAID
 from web.render import respond
+from webhooks import receipt_mail
 
 log = logging.getLogger(__name__)
 POLL_MS = 2500

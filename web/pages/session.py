@@ -5,8 +5,7 @@ from __future__ import annotations
 import asyncpg
 import msgspec
 
-from actors.views import stored_view
-from actors.views import OrderView, SessionView
+from actors.views import OrderView, SessionView, stored_view
 from common import merchants
 
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from contract import api as contract
 from common import merchants
+from contract import api as contract
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.render import respond

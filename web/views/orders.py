@@ -7,10 +7,10 @@ from datetime import datetime, timedelta
 from aiohttp import web
 
 from actors import messages as m
-from contract import api as contract
 from actors.views import OrderView
 from common import bounds, money
 from common.receipt_keys import receipt_url
+from contract import api as contract
 from web import audit_trail, bodies, lookups, order_filters
 from web.commands import Ids, amount, body, ids_of, submit
 from web.context import caller, ctx

@@ -5,9 +5,9 @@ from __future__ import annotations
 from aiohttp import web
 
 from actors import messages as m
-from contract import api as contract
-from common import merchants
 from actors.rules import CARD
+from common import merchants
+from contract import api as contract
 from web import audit_trail, bodies, destinations, lookups
 from web.commands import body, ids_of, made_by, submit
 from web.context import caller, ctx
