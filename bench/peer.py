@@ -518,7 +518,7 @@ async def _relay(peer: Peer) -> None:
                 if claimed:
                     await peer.pipeliner.call_many([("XADD", peer.keys.events, "*", "e", row["payload"])
                                                     for row in claimed])
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a turn that fails for any reason is reported and tried again
             faults.report(log, "the outbox relay", exc, "trying again")
             claimed = []  # rolled back: they wait for the next turn, after the pause
         if len({row["id"] for row in claimed}) < RELAY_BATCH:

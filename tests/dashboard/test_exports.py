@@ -10,7 +10,6 @@ from datetime import datetime, timedelta
 
 from tests.dashboard.support import sign_in
 from tests.dashboard.test_orders_list import listed
-from tests.dashboard.test_roles import signed_in_as  # noqa: F401
 from tests.integration.helpers import pay, quick
 from tests.integration.test_refunds_api import merchant_refund
 

@@ -45,7 +45,10 @@ def card_refund(n: int = 1, amount: int = 4_000_000, flow: str = "merchant"):
     return replace(refund(n, amount, flow), destination=CARD_DEST)
 
 
-def provider(status: str, provider_refund_id: str = "re_stripe1", attempt: int = 0, at=later(1)):
+T1 = later(1)
+
+
+def provider(status: str, provider_refund_id: str = "re_stripe1", attempt: int = 0, at=T1):
     return m.RecordCardRefund(**BASE, at=at, refund_id="re_1", provider_refund_id=provider_refund_id, status=status,
                               attempt=attempt, reason="declined" if status == "failed" else None)
 

@@ -7,6 +7,7 @@ A subscription dropped by its endpoint comes back by itself and catches up on th
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator
 
 import msgspec
@@ -84,7 +85,7 @@ async def test_a_payment_is_checked_again_only_by_the_block_that_completes_its_d
     for _ in range(DEPTH - 3):
         await shop.chain.mine(1)
         edge = await shop.chain.head() - DEPTH + 1
-        await until(lambda: _cursor_at(shop, edge), "a pass over the new head")
+        await until(functools.partial(_cursor_at, shop, edge), "a pass over the new head")
         assert receipts(ganache, tx_hash) == checks
     assert not await paid(shop, created["order_id"])
 
