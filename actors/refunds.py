@@ -1,4 +1,4 @@
-"""Refund transitions of SPEC 3.1 inside the order aggregate, where the money invariant lives:
+"""Refund transitions of docs/spec.md §3.1 inside the order aggregate, where the money invariant lives:
 every refund not REJECTED counts against what was paid, so the sum never exceeds it."""
 
 from __future__ import annotations

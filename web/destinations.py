@@ -61,7 +61,7 @@ def tx_hash(net: Network, value: str, param: str) -> str:
 
 
 # A card refund goes back to the card it was paid with: the provider routes it, and the destination fields, which
-# are for chains, are ignored (SPEC 2.3).
+# are for chains, are ignored (docs/spec.md §2.3).
 CARD_DESTINATION = Destination(refund_to_address="", refund_network=CARD, refund_token_address="")
 
 

@@ -1,5 +1,5 @@
 """The buyer's refund pages on the checkout origin (no credentials): the refund-request form at
-/refund-request/{token}, rendered by the token's state as SPEC 3.2 says, and the status page /r/{linkToken}."""
+/refund-request/{token}, rendered by the token's state as docs/spec.md §3.2 says, and the status page /r/{linkToken}."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC 3.3 through the HTTP API: each stated move a case, with the events it records."""
+"""docs/spec.md §3.3 through the HTTP API: each stated move a case, with the events it records."""
 
 from __future__ import annotations
 

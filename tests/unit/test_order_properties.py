@@ -26,7 +26,7 @@ settings.register_profile("long", max_examples=5000, deadline=None, database=Non
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 S = OrderStatus
-# SPEC 3.3, with the decisions of docs/api.md: (from, to) for every move a status may make.
+# docs/spec.md §3.3, with the decisions of docs/api.md: (from, to) for every move a status may make.
 ORDER_MOVES = {
     (S.PENDING, S.PAID), (S.PENDING, S.PARTIAL_PAID), (S.PARTIAL_PAID, S.PAID), (S.PENDING, S.CANCELED),
     (S.PARTIAL_PAID, S.CANCELED), (S.CANCELED, S.PENDING), (S.PAID, S.PARTIALLY_REFUNDED), (S.PAID, S.REFUNDED),

@@ -1,4 +1,4 @@
-"""SPEC 3.1 and 3.2 on the pure machine: one case per row, with exactly the events each emits."""
+"""docs/spec.md §3.1 and §3.2 on the pure machine: one case per row, with exactly the events each emits."""
 
 from __future__ import annotations
 
@@ -34,8 +34,8 @@ def tags(events):
 PENDING_REFUND = PAID + (refund(flow="customer"),)
 APPROVED_REFUND = PAID + (refund(),)
 
-# The card rail: paid through the merchant's provider, refunded by the service through it (SPEC 2.3: the provider
-# routes the money, so the destination is empty).
+# The card rail: paid through the merchant's provider, refunded by the service through it (docs/spec.md §2.3: the
+# provider routes the money, so the destination is empty).
 CARD_DEST = m.Destination("", "card", "")
 CARD_PAID = (create(), m.ConfirmPayment(**BASE, at=T0, payment_id="pay_card", network="card", tx_hash="pi_1",
                                         token_address="", amount=10_000_000))
@@ -145,7 +145,7 @@ def test_refund_refusals():
         decide(build(*PAID, refund(1, 6_000_000)), refund(2, 4_000_001))
 
 
-# SPEC 3.2: (name, setup, trigger, token status after, events)
+# docs/spec.md §3.2: (name, setup, trigger, token status after, events)
 EXPIRED = PAID + (mint(ttl=60), m.ExpireRefundToken(**BASE, at=later(60), token="rfqt_1"))
 RENEWAL = EXPIRED + (m.RequestTokenRenewal(**BASE, at=later(70), token="rfqt_1", customer_note="lost it"),)
 TOKEN_ROWS = [

@@ -9,7 +9,7 @@ from testkit.signed import Signed
 from tests.integration.helpers import pay, quick
 
 SETTLED = ["order.created", "checkout_session.created", "payment.received", "checkout_session.completed",
-           "payment.settled"]  # SPEC 3.3: PENDING -> PAID in one payment
+           "payment.settled"]  # docs/spec.md §3.3: PENDING -> PAID in one payment
 
 
 async def paid_order(client: Signed, amount: str = "10.00") -> str:

@@ -107,7 +107,7 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
             ctx(request).pool, session_id=s.session_id, order_id=order.order_id, merchant_id=order.merchant_id,
             livemode=order.livemode, due=order.residual, expires_at=s.expires_at, now=now, targets=targets)
         offered = quotes(registry, order.livemode, found.receive_addresses, order.residual, s.session_id, amounts)
-    # SPEC 4.3: return_url stands in only where the session has no URL of its own.
+    # docs/spec.md §4.3: return_url stands in only where the session has no URL of its own.
     success_url = s.success_url or params.return_url
     cancel_url = s.cancel_url or params.return_url
     config = {

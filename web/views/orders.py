@@ -1,4 +1,4 @@
-"""Orders and checkout sessions (SPEC 4.2)."""
+"""Orders and checkout sessions (docs/spec.md §4.2)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""submit-tx (SPEC 4.1): the merchant posts the refund transfer it broadcast; the watcher verifies it."""
+"""submit-tx (docs/spec.md §4.1): the merchant posts the refund transfer it broadcast; the watcher verifies it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Refunds (SPEC 2.3, 3.1, 4.1): merchant and customer flows, review, cancel, reads."""
+"""Refunds (docs/spec.md §2.3, §3.1, §4.1): merchant and customer flows, review, cancel, reads."""
 
 from __future__ import annotations
 
