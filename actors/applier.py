@@ -41,11 +41,11 @@ class BatchHooks:
 
 
 class Applier:
-    def __init__(self, hooks: BatchHooks | None = None, numbers: NumberBlocks | None = None) -> None:
+    def __init__(self, scope: str, hooks: BatchHooks | None = None, numbers: NumberBlocks | None = None) -> None:
         self.hooks = hooks or BatchHooks()
         self.numbers = numbers or NumberBlocks()
         self.cache: OrderedDict[str, Order] = OrderedDict()  # the orders as committed, least recently used first
-        self.group = GroupCommit(self.hooks)  # the lanes' batches, committed together
+        self.group = GroupCommit(self.hooks, scope)  # the lanes' batches, committed together
 
     def forget(self, moved: Callable[[str], bool]) -> None:
         """Drop the orders of partitions that changed hands: another worker may have written them meanwhile."""

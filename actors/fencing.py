@@ -35,29 +35,31 @@ class Fenced(Exception):
 # The worker's epochs as they stand; a partition's row is written only by an epoch as new as its own.
 _CLAIM = """
 WITH claimed AS (
-    INSERT INTO partition_fences AS f (partition, epoch, holder)
-    SELECT * FROM unnest($1::int[], $2::bigint[], $3::text[])
-    ON CONFLICT (partition) DO UPDATE SET epoch = excluded.epoch, holder = excluded.holder, claimed_at = now()
+    INSERT INTO partition_fences AS f (scope, partition, epoch, holder)
+    SELECT $1, * FROM unnest($2::int[], $3::bigint[], $4::text[])
+    ON CONFLICT (scope, partition) DO UPDATE SET epoch = excluded.epoch, holder = excluded.holder, claimed_at = now()
     WHERE f.epoch <= excluded.epoch
     RETURNING partition
 )
 SELECT partition, epoch FROM partition_fences
-WHERE partition = ANY($1) AND partition NOT IN (SELECT partition FROM claimed)
+WHERE scope = $1 AND partition = ANY($2) AND partition NOT IN (SELECT partition FROM claimed)
 """
 
 
-async def claim(conn: asyncpg.Connection, epochs: Mapping[int, int], holder: str) -> dict[int, int]:
-    """Claim these partitions at these epochs for `holder`, in one statement of its own: from its commit on, a
-    commit under an older epoch is refused. Returns the partitions PostgreSQL knows a newer epoch of, with it (the
-    lease was taken again meanwhile, or Redis lost its epochs): they are not this worker's to serve."""
+async def claim(conn: asyncpg.Connection, scope: str, epochs: Mapping[int, int], holder: str) -> dict[int, int]:
+    """Claim these partitions of `scope` (the Redis key prefix of their command streams) at these epochs for
+    `holder`, in one statement of its own: from its commit on, a commit under an older epoch is refused. Returns the
+    partitions PostgreSQL knows a newer epoch of, with it (the lease was taken again meanwhile, or Redis lost its
+    epochs): they are not this worker's to serve."""
     partitions = sorted(epochs)
-    rows = await conn.fetch(_CLAIM, partitions, [epochs[p] for p in partitions], [holder] * len(partitions))
+    rows = await conn.fetch(_CLAIM, scope, partitions, [epochs[p] for p in partitions], [holder] * len(partitions))
     return {r["partition"]: r["epoch"] for r in rows}
 
 
 class FenceRow(NamedTuple):
-    """A partition a commit writes for, and the lease epoch its batches were read under."""
+    """A partition of a scope (see claim) that a commit writes for, and the lease epoch its batches were read under."""
 
+    scope: Annotated[str, "text"]
     partition: Annotated[int, "int"]
     epoch: Annotated[int, "bigint"]
 
@@ -73,7 +75,7 @@ def fence(arrays: Arrays) -> Fence:
     """The fence of a statement whose parameters `arrays` numbers, fed FenceRows."""
     cte = f"""fenced AS (
     UPDATE partition_fences f SET committed_at = now() FROM {arrays.unnest(FenceRow, "held")}
-    WHERE f.partition = held.partition AND f.epoch = held.epoch
+    WHERE f.scope = held.scope AND f.partition = held.partition AND f.epoch = held.epoch
     RETURNING f.partition
 )"""
     return Fence(cte, f"fences_hold(ARRAY(SELECT partition FROM fenced), {arrays.add(FenceRow)['partition']})")

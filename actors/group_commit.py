@@ -23,7 +23,7 @@ import time
 import asyncpg
 
 from actors import store
-from actors.fencing import Fenced
+from actors.fencing import Fenced, FenceRow
 from common import faults, metrics
 
 _LEAD = object()  # what a queued batch's future holds when its lane is to lead the next commit
@@ -39,8 +39,9 @@ class _Queued:
 
 
 class GroupCommit:
-    def __init__(self, hooks) -> None:
+    def __init__(self, hooks, scope: str) -> None:
         self.hooks = hooks  # actors.applier.BatchHooks: the crash tests' moments
+        self.scope = scope  # of the partitions' fences: the Redis key prefix of their command streams
         self._queue: list[_Queued] = []
         self._leading = False
 
@@ -111,6 +112,6 @@ class GroupCommit:
 
     async def _statement(self, conn: asyncpg.Connection, rows: store.Rows, fences: set[tuple[int, int]]) -> None:
         started = time.perf_counter()
-        await self.hooks.commit(store.commit(conn, rows, fences))
+        await self.hooks.commit(store.commit(conn, rows, [FenceRow(self.scope, *f) for f in fences]))
         metrics.COMMIT_DURATION.observe(time.perf_counter() - started)
         metrics.COMMIT_COMMANDS.observe(len(rows[store.CommandRow]))

@@ -113,6 +113,6 @@ class Order(msgspec.Struct, OrderRules, frozen=True, gc=False, kw_only=True):
     version: int = 0
     refunds: tuple[Refund, ...] = ()
     tokens: tuple[RefundToken, ...] = ()
-    receipt_url: str | None = None
+    receipt_url: str | None = None  # made with the order, shown by every reader; none for orders made before receipts
     payment_link_id: str | None = None
     customer_email: str | None = None

@@ -121,6 +121,8 @@ class OrderRow(NamedTuple):
     created_at: Annotated[datetime, "timestamptz"]
     updated_at: Annotated[datetime, "timestamptz"]
     paid_at: Annotated[datetime | None, "timestamptz"]  # set by the batch that made it PAID, then kept
+    amount_paid: Annotated[int, "bigint"]  # the state's, for readers that sum it
+    customer_email: Annotated[str | None, "text"]  # the state's, for readers that select by it
 
 
 class OrderUpdate(OrderRow):
@@ -223,7 +225,8 @@ WITH {_FENCE.cte}, new_events AS (
     INSERT INTO orders ({names(OrderRow)}) SELECT * FROM {_ARRAYS.unnest(OrderRow)}
 ), saved_orders AS (
     UPDATE orders SET status = u.status, state = u.state, state_schema = u.state_schema, version = u.version,
-        updated_at = u.updated_at, paid_at = coalesce(orders.paid_at, u.paid_at)
+        updated_at = u.updated_at, paid_at = coalesce(orders.paid_at, u.paid_at), amount_paid = u.amount_paid,
+        customer_email = u.customer_email
     FROM {_ARRAYS.unnest(OrderUpdate, "u")} WHERE orders.order_id = u.order_id
 ), new_sessions AS (
     INSERT INTO checkout_sessions ({names(SessionRow)}) SELECT * FROM {_ARRAYS.unnest(SessionRow)}
@@ -272,7 +275,7 @@ def batch_rows(outcomes: list[Outcome], orders: dict[str, Order], encoded: dict[
     paid = {a.public.order_id: a.event.at for a in appended if isinstance(a.event, _PAID_EVENTS)}
     orders = [OrderRow(o.order_id, o.merchant_id, o.livemode, o.order_number, o.status.value, o.external_ref,
                        encoded[o.order_id].decode(), schema.SNAPSHOTS.current, o.version, o.created_at, o.updated_at,
-                       paid.get(o.order_id)) for o in held]
+                       paid.get(o.order_id), o.amount_paid, o.customer_email) for o in held]
     rows = {
         OrderRow: [row for row in orders if row.order_id not in before],
         OrderUpdate: [row for row in orders if row.order_id in before],
@@ -302,11 +305,11 @@ def merged(batches: Iterable[Rows]) -> Rows:
     return out
 
 
-async def commit(conn: asyncpg.Connection, rows: Rows, fences: Collection[tuple[int, int]]) -> None:
+async def commit(conn: asyncpg.Connection, rows: Rows, fences: Collection[FenceRow]) -> None:
     """Write batches' rows in one statement, atomic on its own, only while every (partition, lease epoch) of
     `fences` is its partition's newest claim: raises actors.fencing.Fenced, having written nothing, otherwise."""
     try:
-        await conn.execute(_COMMIT, *_ARRAYS.values({**rows, FenceRow: sorted(FenceRow(*f) for f in fences)}))
+        await conn.execute(_COMMIT, *_ARRAYS.values({**rows, FenceRow: sorted(fences)}))
     except asyncpg.PostgresError as exc:
         if fenced := refusal(exc):
             raise fenced from None

@@ -55,7 +55,7 @@ class Worker:
         self.worker_id = worker_id
         self.retention_s = retention_s
         pipeliner = Pipeliner(redis)
-        self.applier = Applier(hooks, numbers)  # the orders and order numbers the lanes share
+        self.applier = Applier(keys.prefix, hooks, numbers)  # the orders and order numbers the lanes share
         # The clock is checked before every lease refresh: a worker whose clock is off holds no partition
         # (common/clock_offset.py).
         self.crew = Crew(pool, redis, keys, worker_id, Consumer(redis, ACTORS_GROUP, worker_id), pipeliner,
@@ -179,7 +179,7 @@ class Worker:
     async def _claim(self, epochs: dict[int, int]) -> dict[int, int]:
         """Claim the epochs of newly held leases in PostgreSQL: those it knows a newer epoch of are given up."""
         async with self.crew.pool.acquire() as conn:
-            newer = await fencing.claim(conn, epochs, self.worker_id)
+            newer = await fencing.claim(conn, self.keys.prefix, epochs, self.worker_id)
         if newer:
             log.warning("worker %s: PostgreSQL knows newer lease epochs of partitions %s; giving them up",
                         self.worker_id, sorted(newer))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
+from accounts import merchants
 from actors import messages as m
 from actors import reports
 from chain_watchers import store
@@ -18,7 +19,7 @@ from chain_watchers.verify import (
     verify_refund,
 )
 from chain_watchers.watch import Watch
-from common import merchants, money
+from common import money
 from common.money import to_base_units
 
 

@@ -10,7 +10,7 @@ import secrets
 from aiohttp import web
 
 from actors.bus import CommandBus
-from common import wiring
+from common import lifecycle
 from common.clock import Clock, utcnow
 from common.config import Settings
 from common.secrets import derived_keys
@@ -35,7 +35,7 @@ from web.links import page as link_pages
 log = logging.getLogger(__name__)
 
 
-async def _start(wired: wiring.Wired, context: Context, stop: asyncio.Event) -> None:
+async def _start(wired: lifecycle.Wired, context: Context, stop: asyncio.Event) -> None:
     """Load what needs PostgreSQL once it answers, then keep the clock measured against Redis's until `stop`."""
     async def load() -> None:
         context.loaded = await derived_keys(wired.pool, wired.vault)
@@ -58,7 +58,7 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
     app.on_response_prepare.append(request_ids.add_header)
 
     async def resources(app: web.Application):
-        async with wiring.opened(settings, pool_max=20, redis_connections=200) as wired:
+        async with lifecycle.opened(settings, pool_max=20, redis_connections=200) as wired:
             bus = CommandBus(wired.redis, wired.keys, f"web-{secrets.token_hex(6)}", settings.reply_timeout_s)
             await bus.start()
             offset = wired.clock("web")
@@ -69,7 +69,7 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
             # Usually both answer at once and the process is ready as it starts listening; otherwise it listens
             # meanwhile, and answers 503 until they do.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(starting), wiring.PROBE_TIMEOUT_S)
+                await asyncio.wait_for(asyncio.shield(starting), lifecycle.PROBE_TIMEOUT_S)
             try:
                 yield
             finally:

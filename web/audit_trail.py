@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from common import audit
+from accounts import audit
 from web import request_ids
 from web.context import CALLER, ctx
 

@@ -6,7 +6,8 @@ import re
 
 from aiohttp import web
 
-from common import faults, logs, merchants
+from accounts import merchants
+from common import faults, logs
 from web import rate_limits
 from web.context import CALLER, ONE_COMMAND, SIGNED_AT_MS, UNSPENT_SIGNATURE, ctx
 from web.errors import ApiError

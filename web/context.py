@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 import asyncpg
 from aiohttp import web
 
+from accounts.merchants import ApiKey
 from actors.bus import CommandBus
 from common.clock import Clock, utcnow
 from common.clock_offset import ClockOffset
 from common.config import Settings
 from common.faults import NotStarted
-from common.merchants import ApiKey
 from common.secrets import DerivedKeys, Vault
 from streams.connection import Client
 from streams.names import Keys

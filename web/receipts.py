@@ -1,16 +1,21 @@
-"""Receipts as the web shows them: only a paid order (PAID, PARTIALLY_REFUNDED, REFUNDED) has one to show; its
-address is common/receipt_keys.py's."""
+"""Receipts as the web shows them: the address the order was made with (accounts/receipt_keys.py), and only for a
+paid order (PAID, PARTIALLY_REFUNDED, REFUNDED)."""
 
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 from actors.statuses import OrderStatus
 from actors.views import OrderView
-from common.config import Settings
-from common.receipt_keys import receipt_url
 
 PAID = frozenset({OrderStatus.PAID, OrderStatus.PARTIALLY_REFUNDED, OrderStatus.REFUNDED})
 
 
-def paid_receipt_url(settings: Settings, key: bytes, order: OrderView) -> str | None:
+def paid_receipt_url(order: OrderView) -> str | None:
     """What the API answers as `receipt_url`: the address once the order has been paid, null before."""
-    return receipt_url(settings, key, order.order_id) if order.status in PAID else None
+    return order.receipt_url if order.status in PAID else None
+
+
+def receipt_path(order: OrderView) -> str | None:
+    """The receipt's address on the checkout origin, as the pages served there link to it."""
+    return urlsplit(order.receipt_url).path if order.receipt_url else None

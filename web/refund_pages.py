@@ -12,11 +12,11 @@ import msgspec
 from aiohttp import web
 from msgspec import Meta
 
+from accounts import merchants
 from actors import messages as m
 from actors.views import OrderView, TokenView, stored_view
-from common import merchants, money
+from common import money
 from common.ids import random_id
-from common.receipt_keys import receipt_path
 from web import destinations, i18n, page_forms, request_ids
 from web.commands import ask, checked
 from web.context import ctx
@@ -24,7 +24,7 @@ from web.errors import ApiError
 from web.pages import params as page_params
 from web.pages.checkout import error_page
 from web.pages.templating import render
-from web.receipts import PAID
+from web.receipts import PAID, receipt_path
 from web.render import refund_json, respond
 
 _Text = Annotated[str, Meta(max_length=1000)]
@@ -174,7 +174,7 @@ def _public_refund(request: web.Request, order: OrderView, refund) -> dict:
     full = msgspec.to_builtins(refund_json(ctx(request).settings, order, refund))
     keys = ("refund_id", "status", "amount", "refund_to_address", "refund_network", "refund_token_address",
             "execution", "created_at", "updated_at")
-    receipt = receipt_path(ctx(request).derived.receipts, order.order_id) if order.status in PAID else None
+    receipt = receipt_path(order) if order.status in PAID else None
     return {"linkToken": refund.link_token, **{k: full[k] for k in keys}, "order_number": str(order.order_number),
             "receipt_url": receipt}
 

@@ -45,8 +45,7 @@ def session_json(settings: Settings, order: OrderView, s: SessionView) -> contra
     )
 
 
-def order_json(settings: Settings, order: OrderView, receipts: bytes | None = None) -> contract.Order:
-    """`receipts` is the key receipt addresses are derived with (web/receipts.py); without it, no receipt_url."""
+def order_json(settings: Settings, order: OrderView) -> contract.Order:
     return contract.Order(
         order_id=order.order_id,
         order_number=str(order.order_number),
@@ -73,25 +72,21 @@ def order_json(settings: Settings, order: OrderView, receipts: bytes | None = No
         sessions=[session_json(settings, order, s) for s in order.sessions],
         created_at=iso(order.created_at),
         updated_at=iso(order.updated_at),
-        receipt_url=paid_receipt_url(settings, receipts, order) if receipts else None,
+        receipt_url=paid_receipt_url(order),
         payment_link_id=order.payment_link_id,
         customer_email=order.customer_email,
     )
 
 
 def order_answer(request: web.Request, order: OrderView) -> contract.Order:
-    """The order as a handler answers it: with the receipt address the request's service derives."""
-    c = ctx(request)
-    return order_json(c.settings, order, c.derived.receipts)
+    return order_json(ctx(request).settings, order)
 
 
 def session_created_answer(request: web.Request, order: OrderView) -> contract.SessionCreated:
-    c = ctx(request)
-    return session_created_json(c.settings, order, c.derived.receipts)
+    return session_created_json(ctx(request).settings, order)
 
 
-def session_created_json(settings: Settings, order: OrderView,
-                         receipts: bytes | None = None) -> contract.SessionCreated:
+def session_created_json(settings: Settings, order: OrderView) -> contract.SessionCreated:
     s = order.sessions[-1]
     return contract.SessionCreated(
         order_id=order.order_id,
@@ -102,7 +97,7 @@ def session_created_json(settings: Settings, order: OrderView,
         expires_at=iso(s.expires_at),
         amount_due=money.format(s.amount_due),
         status=s.status.value,
-        order=order_json(settings, order, receipts),
+        order=order_json(settings, order),
     )
 
 

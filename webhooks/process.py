@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from common import faults, logs, probes, wiring
+from common import faults, lifecycle, logs, probes
 from common.config import Settings
 from common.mail import Mailer
-from common.secrets import derived_keys
 from common.sweeps import Sweeps
 from notify.notifier import Notifier
 from streams.names import NOTIFICATIONS_GROUP, WEBHOOKS_GROUP
@@ -40,7 +39,7 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
                 dashboard_url: str = "") -> None:
     """The dispatcher, and the staff notifier beside it, whose mails link to the dashboard at `dashboard_url`."""
     knobs = webhook_settings.load()
-    async with wiring.opened(settings, pool_max=6) as wired:
+    async with lifecycle.opened(settings, pool_max=6) as wired:
         dispatcher = Dispatcher(wired.pool, wired.redis, wired.keys, wired.vault, knobs, hooks=hooks)
         # The staff notifier is this process's second role: a consumer group of its own on the same stream.
         notifier = Notifier(wired.pool, wired.redis, wired.keys, Mailer.configured(settings), dashboard_url)
@@ -81,8 +80,7 @@ async def _receipt_mailer(settings: Settings, wired) -> ReceiptMailer | None:
     mailer = Mailer.configured(settings)
     if mailer is None:
         return None
-    keys = await derived_keys(wired.pool, wired.vault)
-    receipts = ReceiptMailer(wired.pool, wired.redis, wired.keys, mailer, settings, keys.receipts)
+    receipts = ReceiptMailer(wired.pool, wired.redis, wired.keys, mailer)
     await receipts.start()
     logs.announce(log, f"webhooks: mailing receipts to buyers through {mailer.host}:{mailer.port}")
     return receipts

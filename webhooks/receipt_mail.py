@@ -19,14 +19,11 @@ import asyncpg
 import msgspec
 from redis.exceptions import ResponseError
 
-from actors import schema
 from actors.publication import PublicEvent
-from actors.state import Order
+from actors.views import OrderView, stored_view
 from common import backoff, faults, money
 from common.clock import Clock, utcnow
-from common.config import Settings
 from common.mail import Mail, Mailer, MailError
-from common.receipt_keys import receipt_url
 from streams.connection import Client
 from streams.consumer import Consumer, Entry, lost_group, unblocked
 from streams.names import RECEIPTS_GROUP, Keys
@@ -40,8 +37,9 @@ RECLAIM_IDLE_MS = 30_000  # read this long ago and unacknowledged: its reader di
 _decode = msgspec.json.Decoder(PublicEvent).decode
 
 
-def compose(kind: str, order: Order, merchant_name: str, url: str, to: str) -> Mail:
+def compose(kind: str, order: OrderView, merchant_name: str, to: str) -> Mail:
     """The receipt mail, from the order as it stands: its amounts, its refunds and the receipt's address."""
+    url = order.receipt_url
     number = order.order_number
     if kind == "refund":
         refunded = money.format(order.amount_refunded)
@@ -57,10 +55,9 @@ def compose(kind: str, order: Order, merchant_name: str, url: str, to: str) -> M
 
 
 class ReceiptMailer:
-    def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, mailer: Mailer, settings: Settings,
-                 receipts_key: bytes, *, clock: Clock = utcnow, consumer: str = "") -> None:
-        self.pool, self.redis, self.keys, self.mailer, self.settings = pool, redis, keys, mailer, settings
-        self.receipts_key, self.clock = receipts_key, clock
+    def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, mailer: Mailer, *, clock: Clock = utcnow,
+                 consumer: str = "") -> None:
+        self.pool, self.redis, self.keys, self.mailer, self.clock = pool, redis, keys, mailer, clock
         name = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
         self.consumer = Consumer(redis, RECEIPTS_GROUP, name)
 
@@ -111,7 +108,7 @@ class ReceiptMailer:
             " SELECT w.mail_id, w.order_id, w.kind, $4, $4 FROM unnest($1::text[], $2::text[], $3::text[])"
             "  AS w(mail_id, order_id, kind) JOIN orders o USING (order_id)"
             "  LEFT JOIN receipt_emails r USING (order_id)"
-            " WHERE o.state->>'customer_email' IS NOT NULL OR r.email IS NOT NULL"
+            " WHERE o.customer_email IS NOT NULL OR r.email IS NOT NULL"
             " ON CONFLICT (mail_id) DO NOTHING RETURNING mail_id",
             [w[0] for w in wanted], [w[1] for w in wanted], [w[2] for w in wanted], now)
         return len(rows)
@@ -132,11 +129,10 @@ class ReceiptMailer:
         found = await self.pool.fetchrow(
             "SELECT o.state, o.state_schema, m.name, r.email FROM orders o JOIN merchants m USING (merchant_id)"
             " LEFT JOIN receipt_emails r USING (order_id) WHERE o.order_id = $1", row["order_id"])
-        order = schema.snapshot(found["state"], found["state_schema"])
+        order = stored_view(found["state"], found["state_schema"])
         to = order.customer_email or found["email"]
-        url = receipt_url(self.settings, self.receipts_key, order.order_id)
         try:
-            await self.mailer.send(compose(row["kind"], order, found["name"], url, to))
+            await self.mailer.send(compose(row["kind"], order, found["name"], to))
         except MailError as exc:
             attempts = row["attempts"] + 1
             again = None if attempts >= MAX_ATTEMPTS else self.clock() + backoff.exponential(

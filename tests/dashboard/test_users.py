@@ -11,7 +11,7 @@ import sys
 
 import pytest
 
-from common import users
+from accounts import users
 from web.context import CONTEXT
 from web.dashboard.html import HEADERS
 

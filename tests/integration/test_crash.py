@@ -17,7 +17,8 @@ import asyncpg
 import pytest
 from aiohttp.test_utils import TestServer
 
-from common import db, merchants
+from accounts import merchants
+from common import db
 from common.secrets import Vault
 from streams.names import Keys
 from testkit.signed import Signed

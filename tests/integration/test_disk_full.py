@@ -49,11 +49,6 @@ async def test_a_full_disk_is_one_warning_and_every_command_is_applied_once_it_h
     redis = aioredis.Redis.from_url(settings.redis_url)
     bus = CommandBus(redis, keys, "test-full", timeout_s=30)
     worker = Worker(pool, redis, keys, "test-full", lease_ttl_ms=1500, lanes=2, hooks=DiskFullFor(FULL_COMMITS))
-    # partition_fences is keyed by partition alone, and the session's worker shares this database under another
-    # prefix: this worker's epochs start above the ones claimed there, as a new holder's would.
-    newest = await pool.fetchval("SELECT coalesce(max(epoch), 0) FROM partition_fences WHERE partition < 2")
-    for partition in range(2):
-        await redis.set(keys.lease_epoch(partition), newest)
     merchant_id = f"mer_full_{secrets.token_hex(4)}"
     stop = asyncio.Event()
     before = _faults()

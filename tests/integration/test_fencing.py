@@ -12,10 +12,11 @@ import pytest
 from prometheus_client import REGISTRY
 
 from actors import fencing, store
+from actors.fencing import FenceRow
 from common.ids import random_id
 from tests.integration.test_refunds_api import merchant_refund, paid_order
 
-UNSERVED = 1000  # far above any test's partition count: no worker claims it
+SCOPE = f"fencing-{random_id('t')}"  # a Redis key prefix no worker serves: its partitions are this module's alone
 
 
 def command(command_id: str) -> store.Rows:
@@ -40,40 +41,38 @@ async def written(conn, command_id: str) -> bool:
     pytest.param([], 1, False, id="never-claimed"),
 ])
 async def test_a_commit_is_accepted_only_under_the_newest_claimed_epoch(pool, claims, checked, accepted, request):
-    partition = UNSERVED + request.node.callspec.indices["claims"]
+    partition = request.node.callspec.indices["claims"]
     async with pool.acquire() as conn:
-        await conn.execute("DELETE FROM partition_fences WHERE partition = $1", partition)
         newest = 0
         for epoch, holder in claims:
             # A claim older than one made before is refused, naming the newer epoch.
-            assert await fencing.claim(conn, {partition: epoch}, holder) == ({} if epoch >= newest
+            assert await fencing.claim(conn, SCOPE, {partition: epoch}, holder) == ({} if epoch >= newest
                                                                              else {partition: newest})
             newest = max(newest, epoch)
         command_id = random_id("cmd")
         try:
-            await store.commit(conn, command(command_id), {(partition, checked)})
+            await store.commit(conn, command(command_id), [FenceRow(SCOPE, partition, checked)])
         except fencing.Fenced as refused:
             assert refused.partitions == {partition}
         assert await written(conn, command_id) == accepted
         # A batch of no command is fenced all the same: its outbox rows and events are written only by the holder.
         empty = store.batch_rows([], {}, {}, [], {})
         try:
-            await store.commit(conn, empty, {(partition, checked), (UNSERVED + 99, 1)})
+            await store.commit(conn, empty, [FenceRow(SCOPE, partition, checked), FenceRow(SCOPE, 99, 1)])
             refused = set()
         except fencing.Fenced as fenced:
             refused = fenced.partitions
-        assert refused == ({UNSERVED + 99} if accepted else {partition, UNSERVED + 99})
+        assert refused == ({99} if accepted else {partition, 99})
 
 
 async def test_a_newer_claim_waits_for_a_commit_in_flight_and_refuses_the_next(pool):
-    partition = UNSERVED + 100
+    partition = 100
     async with pool.acquire() as old, pool.acquire() as new:
-        await old.execute("DELETE FROM partition_fences WHERE partition = $1", partition)
-        await fencing.claim(old, {partition: 1}, "old")
+        await fencing.claim(old, SCOPE, {partition: 1}, "old")
         transaction = old.transaction()  # holds the commit in flight, as a slow COMMIT would
         await transaction.start()
-        await store.commit(old, command(random_id("cmd")), {(partition, 1)})
-        claiming = asyncio.create_task(fencing.claim(new, {partition: 2}, "new"))
+        await store.commit(old, command(random_id("cmd")), [FenceRow(SCOPE, partition, 1)])
+        claiming = asyncio.create_task(fencing.claim(new, SCOPE, {partition: 2}, "new"))
         backend = new.get_server_pid()
         while not await pool.fetchval("SELECT wait_event_type = 'Lock' FROM pg_stat_activity WHERE pid = $1",
                                       backend):
@@ -82,7 +81,7 @@ async def test_a_newer_claim_waits_for_a_commit_in_flight_and_refuses_the_next(p
         assert await claiming == {}
         late = random_id("cmd")
         with pytest.raises(fencing.Fenced):
-            await store.commit(old, command(late), {(partition, 1)})
+            await store.commit(old, command(late), [FenceRow(SCOPE, partition, 1)])
         assert not await written(old, late)
 
 
@@ -90,11 +89,12 @@ async def test_a_batch_under_a_superseded_epoch_is_refused_and_applied_once_by_t
                                                                                         keys, caplog):
     order_id = await paid_order(merchant, "30.00")
     partition = keys.partition_of(order_id)
-    holder = await stack.pool.fetchval("SELECT holder FROM partition_fences WHERE partition = $1", partition)
+    fenced = "SELECT epoch, holder FROM partition_fences WHERE scope = $1 AND partition = $2"
+    holder = (await stack.pool.fetchrow(fenced, keys.prefix, partition))["holder"]
     # Another worker took the partition meanwhile, as the leases script does: the next epoch, claimed in PostgreSQL.
     epoch = await redis.incr(keys.lease_epoch(partition))
     async with stack.pool.acquire() as conn:
-        assert await fencing.claim(conn, {partition: epoch}, "another-worker") == {}
+        assert await fencing.claim(conn, keys.prefix, {partition: epoch}, "another-worker") == {}
     refused_before = REGISTRY.get_sample_value("actor_fenced_batches_total") or 0
     with caplog.at_level(logging.WARNING, logger="actors.tenure"):
         status, refund = await merchant_refund(merchant, order_id, "5.00")
@@ -109,5 +109,5 @@ async def test_a_batch_under_a_superseded_epoch_is_refused_and_applied_once_by_t
     assert [r["refund_id"] for r in refunds] == [refund["refund_id"]]
     seqs = await stack.pool.fetch("SELECT seq FROM events WHERE order_id = $1 ORDER BY seq", order_id)
     assert [r["seq"] for r in seqs] == list(range(1, len(seqs) + 1))
-    fence = await stack.pool.fetchrow("SELECT epoch, holder FROM partition_fences WHERE partition = $1", partition)
+    fence = await stack.pool.fetchrow(fenced, keys.prefix, partition)
     assert fence["epoch"] > epoch and fence["holder"] == holder

@@ -13,7 +13,7 @@ import msgspec
 import pytest
 from aiohttp.test_utils import TestServer
 
-from common import merchants
+from accounts import merchants
 from streams.names import Keys
 from testkit.signed import Signed
 from tests.conftest import running

@@ -10,8 +10,8 @@ import secrets
 import msgspec
 import pytest
 
+from accounts.receipt_keys import receipt_url
 from common.mail import Mailer
-from common.receipt_keys import receipt_url
 from common.secrets import derived_keys
 from tests.integration.helpers import QUICK, pay, quick
 from webhooks.receipt_mail import ReceiptMailer
@@ -29,8 +29,7 @@ async def mailer(stack, redis, keys, smtp):
     settings = msgspec.structs.replace(stack.settings, smtp_url=f"smtp://127.0.0.1:{controller.port}",
                                        mail_from="receipts@shop.example")
     derived = await derived_keys(stack.pool, stack.vault)
-    receipts = ReceiptMailer(stack.pool, redis, keys, Mailer.configured(settings), settings, derived.receipts,
-                             consumer="test")
+    receipts = ReceiptMailer(stack.pool, redis, keys, Mailer.configured(settings), consumer="test")
     await receipts.start()
     return receipts, inbox, derived.receipts
 
@@ -135,7 +134,7 @@ async def test_an_address_given_after_paying_gets_the_receipt_at_once(stack, mer
 async def test_a_failed_send_is_kept_and_retried_later(stack, merchant, mailer):
     receipts, _inbox, key = mailer
     broken = ReceiptMailer(stack.pool, receipts.redis, receipts.keys, Mailer("smtp://127.0.0.1:9", "r@shop.example"),
-                           receipts.settings, key, consumer="test")
+                           consumer="test")
     status, created = await merchant.post(QUICK, {"amount": "3.00", "customer_email": DEE})
     assert (await pay(merchant, created["order_id"], "3.00"))[0] == 201
     for _ in range(50):

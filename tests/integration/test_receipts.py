@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from common.receipt_keys import receipt_url
+from accounts.receipt_keys import receipt_url
 from common.secrets import derived_keys
 from tests.integration.helpers import QUICK, order, pay, quick, until
 

@@ -12,7 +12,8 @@ import aiohttp
 import pytest
 from cryptography.fernet import Fernet
 
-from common import db, merchants
+from accounts import merchants
+from common import db
 from common.secrets import Vault
 from testkit.signed import Signed
 from tests.conftest import REDIS_URL

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from common import invitations, users
+from accounts import invitations, users
 from notify import kinds
 from tests.dashboard.support import PASSWORD
 from tests.integration.test_refunds_api import merchant_refund, paid_order, set_auto_approve

@@ -14,7 +14,8 @@ from pathlib import Path
 import aiohttp
 from cryptography.fernet import Fernet
 
-from common import db, merchants
+from accounts import merchants
+from common import db
 from common.secrets import Vault
 from testkit.signed import Signed
 from tests.conftest import ADMIN_URL, database

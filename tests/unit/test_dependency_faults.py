@@ -11,9 +11,9 @@ from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from accounts.merchants import ApiKey
 from actors.bus import CommandBus
 from common import faults, metrics
-from common.merchants import ApiKey
 from web import key_cache
 from web.context import COMMAND_ID
 from web.errors import error_middleware

@@ -51,7 +51,7 @@ async def lane(group: GroupCommit, db: Database, *command_ids: str, partition: i
 
 
 async def test_batches_queued_during_a_commit_go_together_into_the_next_one():
-    group, db = GroupCommit(BatchHooks()), Database()
+    group, db = GroupCommit(BatchHooks(), "t:"), Database()
     first = asyncio.create_task(lane(group, db, "a1", "a2"))
     await asyncio.sleep(0)  # the first lane leads; the others queue behind its commit
     rest = [asyncio.create_task(lane(group, db, f"{n}1")) for n in "bcd"]
@@ -63,7 +63,7 @@ async def test_batches_queued_during_a_commit_go_together_into_the_next_one():
 
 @pytest.mark.parametrize("refused_at", [0, 1, 2])
 async def test_a_batch_the_database_refuses_fails_alone(refused_at):
-    group, db = GroupCommit(BatchHooks()), Database()
+    group, db = GroupCommit(BatchHooks(), "t:"), Database()
     lead = asyncio.create_task(lane(group, db, "lead"))
     await asyncio.sleep(0)
     names = ["x", "y", "z"]
@@ -76,7 +76,7 @@ async def test_a_batch_the_database_refuses_fails_alone(refused_at):
 
 
 async def test_a_lane_stopped_while_queued_leaves_the_others_committing():
-    group, db = GroupCommit(BatchHooks()), Database()
+    group, db = GroupCommit(BatchHooks(), "t:"), Database()
     lead = asyncio.create_task(lane(group, db, "lead"))
     await asyncio.sleep(0)
     stopped = asyncio.create_task(lane(group, db, "stopped"))
@@ -89,7 +89,7 @@ async def test_a_lane_stopped_while_queued_leaves_the_others_committing():
 
 
 async def test_a_batch_read_under_a_superseded_lease_is_fenced_and_the_others_commit():
-    group, db = GroupCommit(BatchHooks()), Database()
+    group, db = GroupCommit(BatchHooks(), "t:"), Database()
     lead = asyncio.create_task(lane(group, db, "lead"))
     await asyncio.sleep(0)
     queued = [asyncio.create_task(lane(group, db, name, partition=p)) for name, p in (("x", 1), ("y", STALE), ("z", 2))]

@@ -16,7 +16,7 @@ from actors import messages as m
 from actors.errors import Refused
 from actors.order import decide, evolve, replay
 from actors.state import Order, OrderStatus, RefundStatus, TokenStatus
-from common import bounds
+from common import order_limits
 from tests.unit.test_order_machine import BASE, T0
 
 settings.register_profile("ci", max_examples=400, deadline=None, database=None,
@@ -133,7 +133,7 @@ def _check(before: Order, after: Order, at, events: list[m.Event], history: list
     executed = sum(r.amount for r in after.refunds if r.status is R.EXECUTED)
     held = sum(r.amount for r in after.refunds if r.status is not R.REJECTED)
     assert after.amount_refunded == executed and held <= after.amount_paid
-    assert 0 < after.amount_owed <= bounds.MAX_AMOUNT
+    assert 0 < after.amount_owed <= order_limits.MAX_AMOUNT
     for t in after.tokens:
         assert 0 < t.amount
     if before.status is not after.status:

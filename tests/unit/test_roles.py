@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from common.roles import GRANTS, Can, allows
+from accounts.roles import GRANTS, Can, allows
 from web.dashboard.guard import signed_in
 
 TABLE = {

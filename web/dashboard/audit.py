@@ -7,8 +7,8 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from common import audit
-from common.roles import Can
+from accounts import audit
+from accounts.roles import Can
 from web.context import caller, ctx
 from web.dashboard.guard import signed_in
 from web.dashboard.html import problem, render

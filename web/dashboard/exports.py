@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from common.roles import Can
+from accounts.roles import Can
 from web import audit_trail
 from web.dashboard.guard import signed_in
 

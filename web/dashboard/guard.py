@@ -8,10 +8,11 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from common import logs, users
-from common.audit import Actor
-from common.merchants import ApiKey
-from common.roles import Can, allows
+from accounts import users
+from accounts.audit import Actor
+from accounts.merchants import ApiKey
+from accounts.roles import Can, allows
+from common import logs
 from notify import store as notify_store
 from web import decoding
 from web.audit_trail import STAFF_ACTOR

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from common.roles import Can, allows
+from accounts.roles import Can, allows
 from web.dashboard import keys
 from web.errors import ApiError
 from web.i18n import Translator

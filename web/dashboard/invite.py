@@ -9,7 +9,7 @@ import secrets
 
 from aiohttp import web
 
-from common import invitations, merchants, users
+from accounts import invitations, merchants, users
 from web import audit_trail, decoding
 from web.context import ctx
 from web.dashboard import keys, sessions

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts.roles import Can
 from actors.rules import CARD
-from common.roles import Can
 from web import audit_trail, bodies, decoding, lookups
 from web.context import caller
 from web.dashboard import keys, site

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from common.roles import Can
+from accounts.roles import Can
 from web import audit_trail, decoding
 from web.context import caller, ctx
 from web.dashboard.guard import done, form, signed_in

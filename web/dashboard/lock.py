@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from common import users
-from common.roles import Can
+from accounts import users
+from accounts.roles import Can
 from web import audit_trail, bodies, decoding
 from web.context import ctx
 from web.dashboard import keys, sessions

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts.roles import Can
 from common.clock import iso
-from common.roles import Can
 from notify import kinds, store
 from web import audit_trail
 from web.context import ctx

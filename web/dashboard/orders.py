@@ -8,11 +8,12 @@ from urllib.parse import urlencode
 import msgspec
 from aiohttp import web
 
+from accounts import audit
+from accounts.roles import Can
 from actors import schema
 from actors.rules import CARD
 from actors.statuses import OrderStatus
-from common import audit, money
-from common.roles import Can
+from common import money
 from web import lookups, order_filters
 from web.context import ctx
 from web.dashboard import display

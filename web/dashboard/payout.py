@@ -1,14 +1,14 @@
-"""The refund execution screen (docs/spec.md §4.1 rule 6): what to send, a QR where the network has a link, the hash
-field, and the verification progress its script polls; approve and reject for a refund still under review."""
+"""The refund execution screen (docs/spec.md §4.1 rule 6): what to send, a QR where the network has a link, the hash field,
+and the verification progress its script polls; approve and reject for a refund still under review."""
 
 from __future__ import annotations
 
 import msgspec
 from aiohttp import web
 
+from accounts.roles import Can
 from actors import messages as m
 from common import money
-from common.roles import Can
 from web import audit_trail, bodies, decoding, lookups
 from web.context import ctx
 from web.dashboard import display, keys

@@ -7,9 +7,9 @@ from datetime import datetime
 import msgspec
 from aiohttp import web
 
+from accounts.roles import Can
 from actors.statuses import TokenStatus
 from actors.views import stored_view
-from common.roles import Can
 from web import audit_trail, bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, keys, site

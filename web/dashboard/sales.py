@@ -7,12 +7,11 @@ from datetime import datetime, timedelta
 
 from aiohttp import web
 
+from accounts.roles import Can, allows
 from actors.views import stored_view
 from common import money
 from common.clock import iso
 from common.network_names import network_name
-from common.receipt_keys import receipt_url
-from common.roles import Can, allows
 from web import audit_trail, bodies, decoding, destinations, lookups
 from web.context import caller, ctx
 from web.dashboard import keys
@@ -48,7 +47,7 @@ async def _sale(request: web.Request, order_id: str) -> dict:
     found = await session.load(ctx(request).pool, key)
     url = checkout_url(ctx(request).settings, key)
     status = status_json(found.order, found.session, found.attempts, ctx(request).clock(), required_confirmations,
-                         receipt_url(ctx(request).settings, ctx(request).derived.receipts, order.order_id))
+                         order.receipt_url)
     return {
         "order_id": order.order_id, "order_number": str(order.order_number), "amount": money.format(order.amount_owed),
         "external_ref": order.external_ref, "checkout_url": url, "qr": qr.data_uri(url),

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts import merchants
+from accounts.roles import Can
 from cards import accounts
-from common import merchants
 from common.clock import iso
-from common.roles import Can
 from web import audit_trail, bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, webhooks

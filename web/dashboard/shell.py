@@ -7,8 +7,8 @@ import json
 
 from aiohttp import web
 
-from common import users
-from common.roles import Can, allows
+from accounts import users
+from accounts.roles import Can, allows
 from web import i18n
 from web.context import ctx
 from web.dashboard import keys

@@ -9,9 +9,9 @@ import secrets
 import asyncpg
 from aiohttp import web
 
-from common import users
-from common.audit import Actor
-from common.roles import Can, allows
+from accounts import users
+from accounts.audit import Actor
+from accounts.roles import Can, allows
 from web import audit_trail, decoding
 from web.context import Context, ctx
 from web.dashboard import keys, sessions

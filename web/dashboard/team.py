@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from common import invitations, users
-from common.roles import Can
+from accounts import invitations, users
+from accounts.roles import Can
 from web import audit_trail
 from web.context import caller, ctx
 from web.dashboard import keys

@@ -7,7 +7,7 @@ from datetime import datetime
 import msgspec
 from aiohttp import web
 
-from common import bounds, money
+from common import money, order_limits
 from common.clock import iso
 from common.config import Settings
 from contract import api as contract
@@ -68,10 +68,12 @@ def _price(link_in: PaymentLinkIn) -> dict[str, int | None]:
 
 
 def storable_expiry(expires_at: datetime | None) -> None:
-    """A link's expiry is a time the service records (common.bounds), not one PostgreSQL's driver cannot convert."""
-    if expires_at is not None and not bounds.EARLIEST <= expires_at < bounds.LATEST:
+    """A link's expiry is a time the service records (common.order_limits), not one PostgreSQL's driver cannot
+    convert."""
+    if expires_at is not None and not order_limits.EARLIEST <= expires_at < order_limits.LATEST:
         raise ApiError(422, "expires_out_of_range",
-                       f"`expires_at` must lie between {bounds.EARLIEST.date()} and {bounds.LATEST.date()}.", "expires_at")
+                       f"`expires_at` must lie between {order_limits.EARLIEST.date()}"
+                       f" and {order_limits.LATEST.date()}.", "expires_at")
 
 
 def checked(link_in: PaymentLinkIn, now: datetime) -> dict:

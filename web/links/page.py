@@ -11,10 +11,10 @@ from pathlib import Path
 
 from aiohttp import web
 
+from accounts.receipt_keys import receipt_url
 from actors import messages as m
 from common import money
 from common.ids import random_id
-from common.receipt_keys import receipt_url
 from web import i18n, page_forms, rate_limits, request_ids
 from web.commands import amount as parse_amount
 from web.commands import ask, checked

@@ -144,7 +144,7 @@ async def totals(conn, payment_link_ids: list[str]) -> dict[str, Totals]:
     rows = await conn.fetch(
         "SELECT l.payment_link_id, count(*) AS orders,"
         " count(*) FILTER (WHERE o.status = ANY($2::text[])) AS paid_orders,"
-        " coalesce(sum((o.state->>'amount_paid')::bigint) FILTER (WHERE o.status = ANY($2::text[])), 0) AS paid"
+        " coalesce(sum(o.amount_paid) FILTER (WHERE o.status = ANY($2::text[])), 0) AS paid"
         " FROM payment_link_orders l JOIN orders o USING (order_id)"
         " WHERE l.payment_link_id = ANY($1::text[]) GROUP BY l.payment_link_id",
         payment_link_ids, PAID_STATUSES)

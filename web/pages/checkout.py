@@ -13,7 +13,6 @@ from cards.amounts import charge_cents, micros
 from chain_watchers import UnknownNetwork, unique_amounts
 from common import money
 from common.config import Settings
-from common.receipt_keys import receipt_path
 from web import destinations, page_forms
 from web.bodies import Email
 from web.context import ctx
@@ -24,7 +23,7 @@ from web.pages import qr, session
 from web.pages.quotes import Quote, accepted, quotes
 from web.pages.status import PAYABLE, status_json
 from web.pages.templating import CSP, csp_with, render
-from web.receipts import PAID
+from web.receipts import PAID, receipt_path
 from web.render import respond
 from webhooks import receipt_mail
 
@@ -91,7 +90,7 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
     order, s = found.order, found.session
     now = ctx(request).clock()
     current = status_json(order, s, found.attempts, now, required_confirmations,
-                          receipt_path(ctx(request).derived.receipts, order.order_id))
+                          receipt_path(order))
     offered, card = [], None
     if current["state"] in PAYABLE:
         publishable = await accounts.publishable_key(ctx(request).pool, order.merchant_id, order.livemode)
@@ -169,7 +168,6 @@ async def status(request: web.Request) -> web.Response:
     if found is None:
         raise ApiError(404, "session_not_found", "No such checkout session.", "session_key")
     answer = respond(status_json(found.order, found.session, found.attempts, ctx(request).clock(),
-                                 required_confirmations, receipt_path(ctx(request).derived.receipts,
-                                                                      found.order.order_id)))
+                                 required_confirmations, receipt_path(found.order)))
     answer.headers["Cache-Control"] = "no-store"
     return answer

@@ -9,13 +9,13 @@ from pathlib import Path
 
 from aiohttp import web
 
+from accounts.receipt_keys import order_id_of
 from actors.rules import CARD
 from actors.statuses import RefundStatus
 from actors.views import OrderView, PaymentView, stored_view
 from chain_watchers import UnknownNetwork
 from common import money
 from common.network_names import network_name
-from common.receipt_keys import order_id_of
 from web import destinations, i18n
 from web.context import ctx
 from web.pages import params as page_params

@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncpg
 import msgspec
 
+from accounts import merchants
 from actors.views import OrderView, SessionView, stored_view
-from common import merchants
 
 
 class Attempt(msgspec.Struct, frozen=True):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from common import audit
+from accounts import audit
 from common.clock import iso
 from contract import team as contract
 from contract.api import page_of
@@ -31,7 +31,7 @@ def event_json(event: audit.AuditEvent) -> contract.AuditEvent:
 
 
 def filters(sent: dict) -> dict:
-    """The list's filters as common.audit.page takes them; an unknown action is refused naming `action`."""
+    """The list's filters as accounts.audit.page takes them; an unknown action is refused naming `action`."""
     action = sent.get("action") or None
     if action is not None and action not in audit.ACTIONS:
         raise ApiError(422, "invalid_action", f"`action` must be one of {', '.join(audit.ACTIONS)}.", "action")

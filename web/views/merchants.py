@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from common import merchants
+from accounts import merchants
 from contract import api as contract
 from web.context import caller, ctx
 from web.errors import ApiError

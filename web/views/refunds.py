@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts import merchants
 from actors import messages as m
 from actors.rules import CARD
-from common import merchants
 from contract import api as contract
 from web import audit_trail, bodies, destinations, lookups
 from web.commands import body, ids_of, made_by, submit

@@ -6,9 +6,9 @@ import msgspec
 from aiohttp import web
 from msgspec.structs import replace
 
+from accounts import merchants
+from accounts.merchants import ApiKey
 from cards import accounts
-from common import merchants
-from common.merchants import ApiKey
 from contract import api as contract
 from web import audit_trail, bodies, destinations, idempotency
 from web.commands import body

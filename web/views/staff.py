@@ -8,9 +8,9 @@ import logging
 import asyncpg
 from aiohttp import web
 
-from common import invitations, merchants, users
+from accounts import invitations, merchants, users
+from accounts.invitations import Invitation
 from common.clock import iso
-from common.invitations import Invitation
 from common.mail import Mailer, MailError
 from contract import team as contract
 from contract.api import page_of

@@ -1,8 +1,8 @@
 """A receipt's address: `{checkout origin}/receipts/{receipt_key}`, its key derived from the order id.
 
 The key is the order id and an HMAC of it under the service's receipts key: unguessable without that key, like a
-session key, yet stored nowhere, so every order has one, those made before receipts existed too, and the page
-finds its order from the key alone.
+session key, and the page finds its order from the key alone. The address is made once, by the web when the order
+is made; the order keeps it (`receipt_url`) and every reader shows that one.
 """
 
 from __future__ import annotations
