@@ -111,7 +111,7 @@ def _mint(cmd: m.MintRefundToken) -> None:
     _text("ref_value", cmd.ref_value, order_limits.MAX_NAME, 1)
     if cmd.amount is not None:
         _amount("amount", cmd.amount)
-    _time("expires_at", cmd.expires_at)  # no TTL bounds: SPEC 8 enforces none on refund-request tokens
+    _time("expires_at", cmd.expires_at)  # no TTL bounds: docs/spec.md §8 enforces none on refund-request tokens
     _one_of("source", cmd.source, TOKEN_SOURCES)
     _metadata(cmd.metadata)
 

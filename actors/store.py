@@ -115,7 +115,7 @@ class OrderRow(NamedTuple):
     order_number: Annotated[int, "bigint"]
     status: Annotated[str, "text"]
     external_ref: Annotated[str | None, "text"]
-    state: Annotated[str, "jsonb"]  # readers map it to actors.views.OrderView 
+    state: Annotated[str, "jsonb"]  # readers map it to actors.views.OrderView
     state_schema: Annotated[int, "smallint"]
     version: Annotated[int, "int"]
     created_at: Annotated[datetime, "timestamptz"]

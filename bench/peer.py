@@ -47,6 +47,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from accounts import merchants
 from accounts.merchants import ApiKey
 from actors.publication import PublicEvent
+from actors.statuses import OrderStatus, RefundStatus, SessionStatus
+from actors.views import OrderView, PaymentView, RefundView, SessionView
+from actors.views import decode as decode_view
 from bench import group_commit
 from bench.group_commit import Batcher, Entry
 from common import config, db, faults, lifecycle, money
@@ -54,9 +57,6 @@ from common.clock import iso, utcnow
 from common.ids import random_id
 from common.secrets import Vault
 from contract import events as ev
-from actors.views import OrderView, PaymentView, RefundView, SessionView
-from actors.views import decode as decode_view
-from actors.statuses import OrderStatus, RefundStatus, SessionStatus
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
 from web import bodies
@@ -519,7 +519,7 @@ async def _relay(peer: Peer) -> None:
                 if claimed:
                     await peer.pipeliner.call_many([("XADD", peer.keys.events, "*", "e", row["payload"])
                                                     for row in claimed])
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a turn that fails for any reason is reported and tried again
             faults.report(log, "the outbox relay", exc, "trying again")
             claimed = []  # rolled back: they wait for the next turn, after the pause
         if len({row["id"] for row in claimed}) < RELAY_BATCH:

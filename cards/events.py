@@ -7,9 +7,9 @@ from datetime import datetime
 
 from actors import confirmations
 from actors import messages as m
+from actors.rules import CARD
 from cards import amounts
 from cards.provider import EventFact, RefundFact
-from actors.rules import CARD
 
 
 def _ours(metadata: dict[str, str], merchant_id: str, livemode: bool) -> bool:

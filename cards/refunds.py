@@ -18,18 +18,17 @@ import asyncpg
 from redis.exceptions import RedisError
 
 from actors.bus import CommandBus
-from actors.views import stored_view
+from actors.rules import CARD
+from actors.views import OrderView, RefundView, stored_view
 from cards import accounts, amounts
 from cards.events import refund_reported
 from cards.provider import AccountRefused, CardProvider, ProviderRefused, ProviderUnavailable, RefundFact
 from cards.providers import open_provider
 from common import db, faults, lifecycle, logs
-from common.clock_offset import ClockOffset
 from common.clock import Clock, utcnow
+from common.clock_offset import ClockOffset
 from common.config import Settings
 from common.secrets import Vault
-from actors.rules import CARD
-from actors.views import OrderView, RefundView
 from streams.producer import ReplyTimeout
 
 log = logging.getLogger(__name__)

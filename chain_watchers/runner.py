@@ -21,8 +21,8 @@ from chain_watchers.heads import Heads
 from chain_watchers.registry import FAMILIES, Network, Registry, load_registry
 from chain_watchers.watch import AdapterFactory, Bus, Watch, WatchOptions
 from common import backoff, db, lifecycle, logs, metrics
-from common.clock_offset import ClockOffset
 from common.clock import Clock, utcnow
+from common.clock_offset import ClockOffset
 from common.config import Settings
 
 log = logging.getLogger(__name__)

@@ -18,6 +18,7 @@ from common import config, db, lifecycle, secrets
 from common.secrets import master_keys
 from service import dev_runs
 
+
 def settings_of(args) -> config.Settings:
     overrides = {name: getattr(args, name) for name in ("port", "metrics_port") if getattr(args, name, None)}
     return config.load(**overrides)

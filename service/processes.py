@@ -17,8 +17,8 @@ import uvloop
 from aiohttp import web
 
 from actors import gauges
-from actors.bus import CommandBus
 from actors.applier import BatchHooks
+from actors.bus import CommandBus
 from actors.worker import Worker
 from common import db, lifecycle, logs, probes
 from common.config import Settings

@@ -27,10 +27,10 @@ from web import (
     routes,
 )
 from web.auth import signature_middleware
-from web.links import page as link_pages
 from web.context import CONTEXT, Context
 from web.errors import error_middleware
 from web.input_limits import body_limit_middleware, path_ids_middleware
+from web.links import page as link_pages
 
 log = logging.getLogger(__name__)
 

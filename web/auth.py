@@ -1,4 +1,4 @@
-"""Verifies signed B2B requests (SPEC 5); each refusal has its own code."""
+"""Verifies signed B2B requests (docs/spec.md §5); each refusal has its own code."""
 
 from __future__ import annotations
 

@@ -107,7 +107,7 @@ class RefundIn(_Body):
     amount: str
     # Required on chain; ignored on the card rail (`refund_network: "card"`), where the provider routes the money.
     refund_to_address: Annotated[str, Meta(max_length=128)] | None = None
-    # Left out, network and token are those the order was paid with (SPEC 2.3: usually the original token).
+    # Left out, network and token are those the order was paid with (docs/spec.md §2.3: usually the original token).
     refund_network: Annotated[str, Meta(max_length=40)] | None = None
     refund_token_address: Annotated[str, Meta(max_length=128)] | None = None
     reason: Text = ""

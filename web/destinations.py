@@ -5,6 +5,8 @@ from __future__ import annotations
 from functools import lru_cache
 
 from actors.messages import Destination
+from actors.rules import CARD
+from actors.views import OrderView
 from cards import amounts
 from chain_watchers import (
     InvalidAddress,
@@ -16,8 +18,6 @@ from chain_watchers import (
     load_registry,
 )
 from chain_watchers.registry import adapter_class
-from actors.rules import CARD
-from actors.views import OrderView
 from web.commands import amount
 from web.errors import ApiError
 from web.modes import require_testnet
@@ -61,7 +61,7 @@ def tx_hash(net: Network, value: str, param: str) -> str:
 
 
 # A card refund goes back to the card it was paid with: the provider routes it, and the destination fields, which
-# are for chains, are ignored (SPEC 2.3).
+# are for chains, are ignored (docs/spec.md §2.3).
 CARD_DESTINATION = Destination(refund_to_address="", refund_network=CARD, refund_token_address="")
 
 

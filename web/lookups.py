@@ -6,8 +6,7 @@ from datetime import datetime
 
 from aiohttp import web
 
-from actors.views import stored_view
-from actors.views import OrderView
+from actors.views import OrderView, stored_view
 from web import order_filters
 from web.context import caller, ctx
 from web.errors import ApiError

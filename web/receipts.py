@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from actors.views import OrderView
 from actors.statuses import OrderStatus
+from actors.views import OrderView
 
 PAID = frozenset({OrderStatus.PAID, OrderStatus.PARTIALLY_REFUNDED, OrderStatus.REFUNDED})
 

@@ -1,5 +1,5 @@
 """The buyer's refund pages on the checkout origin (no credentials): the refund-request form at
-/refund-request/{token}, rendered by the token's state as SPEC 3.2 says, and the status page /r/{linkToken}."""
+/refund-request/{token}, rendered by the token's state as docs/spec.md §3.2 says, and the status page /r/{linkToken}."""
 
 from __future__ import annotations
 
@@ -14,10 +14,9 @@ from msgspec import Meta
 
 from accounts import merchants
 from actors import messages as m
-from actors.views import stored_view
+from actors.views import OrderView, TokenView, stored_view
 from common import money
 from common.ids import random_id
-from actors.views import OrderView, TokenView
 from web import destinations, i18n, page_forms, request_ids
 from web.commands import ask, checked
 from web.context import ctx

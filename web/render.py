@@ -8,11 +8,11 @@ from typing import Any, TypeVar
 import msgspec
 from aiohttp import web
 
-from contract import api as contract
 from actors.views import OrderView, RefundView, SessionView, TokenView
 from common import money
 from common.clock import iso
 from common.config import Settings
+from contract import api as contract
 from web.context import ctx
 from web.receipts import paid_receipt_url
 

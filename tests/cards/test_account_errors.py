@@ -14,7 +14,8 @@ from cards.provider import AccountRefused, ProviderRefused
 from notify.notifier import Notifier
 from tests.cards.test_refunds import faulty, refund
 from tests.dashboard.support import Http, make_staff
-from tests.notify.test_notifications import count, mailer_to, parts
+from tests.notify.conftest import mailer_to
+from tests.notify.test_notifications import count, parts
 from web.dashboard.site import dashboard_url
 
 ACCOUNT_ERROR = "card_account_error"

@@ -1,5 +1,5 @@
-"""The execution screen on each network family (SPEC 4.1 rule 6), and screenshots of the pages people look at, at a
-desktop and a phone width, saved to artifacts/screenshots/dashboard/."""
+"""The execution screen on each network family (docs/spec.md §4.1 rule 6), and screenshots of the pages people look
+at, at a desktop and a phone width, saved to artifacts/screenshots/dashboard/."""
 
 from __future__ import annotations
 

@@ -17,8 +17,8 @@ from cryptography.fernet import Fernet
 from accounts import merchants
 from common import db
 from common.secrets import Vault
-from tests.conftest import ADMIN_URL, database
 from testkit.signed import Signed
+from tests.conftest import ADMIN_URL, database
 from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

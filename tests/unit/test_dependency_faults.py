@@ -7,9 +7,9 @@ import logging
 
 import asyncpg
 import pytest
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from accounts.merchants import ApiKey
 from actors.bus import CommandBus

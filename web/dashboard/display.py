@@ -6,6 +6,7 @@ from typing import Any
 
 from pytoniq_core import Address
 
+from actors.rules import CARD
 from chain_watchers import (
     InvalidAmount,
     Network,
@@ -15,9 +16,8 @@ from chain_watchers import (
 )
 from chain_watchers.registry import adapter_class
 from common import money
-from actors.rules import CARD
-from web import destinations
 from common.network_names import network_name
+from web import destinations
 from web.pages.quotes import shown_address
 
 # The event fields worth a glance in the timeline, in this order; amounts are micro-USD.

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web import audit_trail
-
 from accounts.roles import Can
+from web import audit_trail
 from web.dashboard.guard import signed_in
+
 # The module, not its names: web/views/exports.py reaches this package (exports/rows.py reads display names).
 from web.views import exports as api_exports
 

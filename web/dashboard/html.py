@@ -8,7 +8,8 @@ from accounts.roles import Can, allows
 from web.dashboard import keys
 from web.errors import ApiError
 from web.i18n import Translator
-from web.pages.templating import CSP, PAGE_HEADERS, render as render_page
+from web.pages.templating import CSP, PAGE_HEADERS
+from web.pages.templating import render as render_page
 
 _ENGLISH = Translator("en")  # the dashboard speaks English; the hosted pages' translator is only passed through
 # Merchants frame the hosted pages, so their CSP allows any ancestor. Nobody frames the dashboard: a framed

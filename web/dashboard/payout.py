@@ -1,4 +1,4 @@
-"""The refund execution screen (SPEC 4.1 rule 6): what to send, a QR where the network has a link, the hash field,
+"""The refund execution screen (docs/spec.md §4.1 rule 6): what to send, a QR where the network has a link, the hash field,
 and the verification progress its script polls; approve and reject for a refund still under review."""
 
 from __future__ import annotations

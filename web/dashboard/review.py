@@ -8,8 +8,8 @@ import msgspec
 from aiohttp import web
 
 from accounts.roles import Can
-from actors.views import stored_view
 from actors.statuses import TokenStatus
+from actors.views import stored_view
 from web import audit_trail, bodies, decoding
 from web.context import caller, ctx
 from web.dashboard import display, keys, site

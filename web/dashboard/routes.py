@@ -5,9 +5,27 @@ from __future__ import annotations
 from aiohttp import web
 
 from common.config import Settings
-from web.dashboard import (audit, exports, invite, issue, keys, links, lock, notifications, orders, payout, review,
-                           sales, settings, shell, signin, site, team, webhooks)
 from web.context import ctx
+from web.dashboard import (
+    audit,
+    exports,
+    invite,
+    issue,
+    keys,
+    links,
+    lock,
+    notifications,
+    orders,
+    payout,
+    review,
+    sales,
+    settings,
+    shell,
+    signin,
+    site,
+    team,
+    webhooks,
+)
 from web.dashboard.html import error_page, render
 
 MODE = "/{mode:test|live}"

@@ -11,6 +11,7 @@ from accounts.roles import Can, allows
 from actors.views import stored_view
 from common import money
 from common.clock import iso
+from common.network_names import network_name
 from web import audit_trail, bodies, decoding, destinations, lookups
 from web.context import caller, ctx
 from web.dashboard import keys
@@ -18,7 +19,6 @@ from web.dashboard.guard import signed_in
 from web.errors import ApiError
 from web.pages import qr, session
 from web.pages.checkout import required_confirmations
-from common.network_names import network_name
 from web.pages.quotes import accepted
 from web.pages.status import status_json
 from web.render import checkout_url, respond

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web import audit_trail
-
 from accounts import invitations, users
 from accounts.roles import Can
+from web import audit_trail
 from web.context import caller, ctx
 from web.dashboard import keys
 from web.dashboard.guard import done, form, signed_in

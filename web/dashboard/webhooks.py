@@ -4,6 +4,7 @@ delete, roll its secret, send it a test event, and redeliver one delivery's even
 from __future__ import annotations
 
 import re
+
 from aiohttp import web
 
 from accounts.roles import Can

@@ -10,8 +10,8 @@ from typing import NamedTuple
 import asyncpg
 
 from actors.views import stored_view
-from web.exports import rows
 from web import order_filters
+from web.exports import rows
 from web.order_filters import OrderFilter
 
 PAGE = 500  # rows fetched from the cursor at a time

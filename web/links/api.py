@@ -11,6 +11,7 @@ from common import money, order_limits
 from common.clock import iso
 from common.config import Settings
 from contract import api as contract
+from web import audit_trail, idempotency
 from web.commands import amount as parse_amount
 from web.commands import body
 from web.context import caller, ctx
@@ -20,7 +21,6 @@ from web.links.bodies import PaymentLinkIn, PaymentLinkPatchIn
 from web.pagination import Page
 from web.render import respond
 from web.route import Route
-from web import audit_trail, idempotency
 from web.views.merchants import own_merchant_id
 
 BASE = "/merchants/{merchant_id}/payment-links"

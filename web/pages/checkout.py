@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
 import msgspec
 from aiohttp import web
-
-from urllib.parse import urlsplit
 
 from cards import accounts
 from cards.amounts import charge_cents, micros
@@ -17,14 +16,15 @@ from common.config import Settings
 from notify import receipt_mailer
 from web import destinations, page_forms
 from web.bodies import Email
-from web.receipts import PAID, receipt_path
 from web.context import ctx
 from web.errors import ApiError
 from web.i18n import Translator
-from web.pages import params as page_params, qr, session
+from web.pages import params as page_params
+from web.pages import qr, session
 from web.pages.quotes import Quote, accepted, quotes
 from web.pages.status import PAYABLE, status_json
 from web.pages.templating import CSP, csp_with, render
+from web.receipts import PAID, receipt_path
 from web.render import respond
 
 log = logging.getLogger(__name__)
@@ -106,7 +106,7 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
             ctx(request).pool, session_id=s.session_id, order_id=order.order_id, merchant_id=order.merchant_id,
             livemode=order.livemode, due=order.residual, expires_at=s.expires_at, now=now, targets=targets)
         offered = quotes(registry, order.livemode, found.receive_addresses, order.residual, s.session_id, amounts)
-    # SPEC 4.3: return_url stands in only where the session has no URL of its own.
+    # docs/spec.md §4.3: return_url stands in only where the session has no URL of its own.
     success_url = s.success_url or params.return_url
     cancel_url = s.cancel_url or params.return_url
     config = {

@@ -10,17 +10,16 @@ from pathlib import Path
 from aiohttp import web
 
 from accounts.receipt_keys import order_id_of
-from actors.views import stored_view
+from actors.rules import CARD
+from actors.statuses import RefundStatus
+from actors.views import OrderView, PaymentView, stored_view
 from chain_watchers import UnknownNetwork
 from common import money
-from actors.rules import CARD
-from actors.views import OrderView, PaymentView
-from actors.statuses import RefundStatus
+from common.network_names import network_name
 from web import destinations, i18n
 from web.context import ctx
 from web.pages import params as page_params
 from web.pages.checkout import error_page
-from common.network_names import network_name
 from web.pages.templating import render
 from web.receipts import PAID
 

@@ -6,8 +6,7 @@ import asyncpg
 import msgspec
 
 from accounts import merchants
-from actors.views import stored_view
-from actors.views import OrderView, SessionView
+from actors.views import OrderView, SessionView, stored_view
 
 
 class Attempt(msgspec.Struct, frozen=True):

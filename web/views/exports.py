@@ -10,15 +10,14 @@ from datetime import datetime
 
 from aiohttp import web
 
-from contract.exports import ROWS
-from web.exports import formats
-from web.exports.reader import KINDS, Export, Reader
-from web import order_filters
-from web.instants import instant
 from common.clock import iso
-from web import audit_trail
+from contract.exports import ROWS
+from web import audit_trail, order_filters
 from web.context import caller, ctx
 from web.errors import ApiError
+from web.exports import formats
+from web.exports.reader import KINDS, Export, Reader
+from web.instants import instant
 from web.route import Route
 from web.views.merchants import own_merchant_id
 

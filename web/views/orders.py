@@ -1,4 +1,4 @@
-"""Orders and checkout sessions (SPEC 4.2)."""
+"""Orders and checkout sessions (docs/spec.md §4.2)."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from aiohttp import web
 
 from accounts.receipt_keys import receipt_url
 from actors import messages as m
+from actors.views import OrderView
 from common import money, order_limits
 from contract import api as contract
-from actors.views import OrderView
 from web import audit_trail, bodies, lookups, order_filters
 from web.commands import Ids, amount, body, ids_of, submit
 from web.context import caller, ctx

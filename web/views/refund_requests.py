@@ -1,4 +1,4 @@
-"""Refund-request tokens (SPEC 2.4, 3.2): mint, read, cancel, approve a renewal."""
+"""Refund-request tokens (docs/spec.md §2.4, §3.2): mint, read, cancel, approve a renewal."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from web.render import respond, token_json
 from web.route import Route
 from web.views.merchants import own_merchant_id
 
-B2B_TTL_S = 1800  # SPEC 8: tokens minted through the B2B API live 30 minutes unless ttl_seconds says otherwise
+B2B_TTL_S = 1800  # docs/spec.md §8: tokens minted through the B2B API live 30 minutes unless ttl_seconds says otherwise
 
 
 def expiry(now: datetime, ttl_seconds: int | None, default: int) -> datetime:

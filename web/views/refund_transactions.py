@@ -1,4 +1,4 @@
-"""submit-tx (SPEC 4.1): the merchant posts the refund transfer it broadcast; the watcher verifies it."""
+"""submit-tx (docs/spec.md §4.1): the merchant posts the refund transfer it broadcast; the watcher verifies it."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ from datetime import datetime
 from aiohttp import web
 
 from actors import messages as m
-from contract import api as contract
+from actors.rules import CARD
 from common.clock import iso
+from contract import api as contract
 from web import audit_trail, bodies, destinations, lookups
 from web.commands import body, ids_of, submit
 from web.context import ctx
-from actors.rules import CARD
 from web.render import refund_json, respond
 from web.route import Route
 

@@ -1,4 +1,4 @@
-"""Refunds (SPEC 2.3, 3.1, 4.1): merchant and customer flows, review, cancel, reads."""
+"""Refunds (docs/spec.md §2.3, §3.1, §4.1): merchant and customer flows, review, cancel, reads."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ from aiohttp import web
 
 from accounts import merchants
 from actors import messages as m
-from contract import api as contract
 from actors.rules import CARD
+from contract import api as contract
 from web import audit_trail, bodies, destinations, lookups
 from web.commands import body, ids_of, made_by, submit
 from web.context import caller, ctx

@@ -20,8 +20,8 @@ from web.bodies import InvitationIn, StaffRoleIn
 from web.commands import body
 from web.context import ctx
 from web.dashboard import sessions, site
-from web.modes import live_key_only
 from web.errors import ApiError
+from web.modes import live_key_only
 from web.render import respond
 from web.route import Route
 from web.views.merchants import own_merchant_id

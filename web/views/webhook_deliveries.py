@@ -5,8 +5,8 @@ from __future__ import annotations
 import msgspec
 from aiohttp import web
 
-from contract import api as contract
 from common.clock import iso
+from contract import api as contract
 from web.context import caller, ctx
 from web.errors import ApiError
 from web.pagination import Page

@@ -6,8 +6,8 @@ from datetime import timedelta
 
 from aiohttp import web
 
-from contract import api as contract
 from common.clock import iso
+from contract import api as contract
 from web import audit_trail, idempotency
 from web.commands import body
 from web.context import caller, ctx
