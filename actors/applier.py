@@ -13,7 +13,7 @@ import asyncpg
 
 from actors import batch, store
 from actors import messages as m
-from actors.entries import Failure, log_ids
+from actors.command_entries import Failure, log_ids
 from actors.fencing import Fenced
 from actors.group_commit import GroupCommit
 from actors.numbers import NumberBlocks

@@ -19,7 +19,7 @@ from typing import Annotated, NamedTuple
 
 import asyncpg
 
-from actors.columns import Arrays
+from actors.row_arrays import Arrays
 
 SQLSTATE = "FENCE"  # raised by fences_hold() (migration 034), the stale partitions in DETAIL
 

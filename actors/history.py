@@ -22,12 +22,12 @@ class StoredEvent(msgspec.Struct, frozen=True):
 
 class RecordedCommand(msgspec.Struct, frozen=True):
     command_id: str
-    kind: str | None  # None: recorded before commands kept their kind (migration 014)
+    kind: str | None  # None: not on record for this command
     at: datetime | None
     request_hash: str
     reply: bytes
     recorded_at: datetime  # when its batch committed
-    version: int | None = None  # of the order whose view the reply answered without copying it (migration 019)
+    version: int | None = None  # of the order whose view the reply answered without copying it
 
 
 async def events(conn: asyncpg.Connection, order_id: str) -> list[StoredEvent]:

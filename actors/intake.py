@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 import msgspec
 
 from actors import messages as m
-from common import bounds
+from common import order_limits
 
 
 class Refusal(msgspec.Struct, frozen=True):
@@ -44,7 +44,7 @@ def refusal(env: m.Envelope, entry_id: bytes, found_on: int, belongs_to: int, no
     if ahead > max_skew_s:
         return Refusal(_describe("the entry id", ahead, "the worker's clock", max_skew_s), reader_clock=True)
     at = env.command.at
-    if not bounds.is_utc(at):
+    if not order_limits.is_utc(at):
         return None  # the core refuses it, naming the field
     skew = (at - appended).total_seconds()
     if abs(skew) > max_skew_s:

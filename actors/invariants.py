@@ -1,6 +1,6 @@
 """What any command must hold before the order core decides it, whoever wrote it to the stream.
 
-The web layer validates request bodies against the same bounds (common/bounds.py); this holds every other path
+The web layer validates request bodies against the same bounds (common/order_limits.py); this holds every other path
 into the record to them: a producer of an older release, a replay tool, a hand-made stream entry, a bug. A breach
 is a refusal (422 `invariant_violated`, `param` naming the field), never an exception.
 """
@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 
 from actors import messages as m
 from actors.errors import Refused
-from common import bounds
+from common import order_limits
 
 CODE = "invariant_violated"
 FLOWS = ("merchant", "customer")
@@ -25,17 +25,17 @@ def _broken(param: str, rule: str) -> Refused:
 
 
 def _id(param: str, value: object) -> None:
-    if not isinstance(value, str) or not bounds.ID_SHAPES[param].fullmatch(value):
-        raise _broken(param, f"must be an id of the form {bounds.ID_PREFIXES[param]}_...")
+    if not isinstance(value, str) or not order_limits.ID_SHAPES[param].fullmatch(value):
+        raise _broken(param, f"must be an id of the form {order_limits.ID_PREFIXES[param]}_...")
 
 
 def _time(param: str, value: object) -> None:
-    if not isinstance(value, datetime) or not bounds.is_utc(value):
-        raise _broken(param, f"must be a UTC time between {bounds.EARLIEST.year} and {bounds.LATEST.year}")
+    if not isinstance(value, datetime) or not order_limits.is_utc(value):
+        raise _broken(param, f"must be a UTC time between {order_limits.EARLIEST.year} and {order_limits.LATEST.year}")
 
 
 def _amount(param: str, value: object) -> None:
-    if type(value) is not int or not 0 < value <= bounds.MAX_AMOUNT:
+    if type(value) is not int or not 0 < value <= order_limits.MAX_AMOUNT:
         raise _broken(param, "must be a positive whole number of micro-USD within the largest amount accepted")
 
 
@@ -51,44 +51,44 @@ def _one_of(param: str, value: object, allowed: tuple[str, ...]) -> None:
 
 def _session(cmd: m.Command, session: m.NewSession) -> None:
     _id("session_id", session.session_id)
-    if not bounds.SESSION_KEY_SHAPES[cmd.livemode].fullmatch(session.session_key):
+    if not order_limits.SESSION_KEY_SHAPES[cmd.livemode].fullmatch(session.session_key):
         raise _broken("session.session_key", f"must be a session key of {'live' if cmd.livemode else 'test'} mode")
     _time("session.expires_at", session.expires_at)
     lives = session.expires_at - cmd.at
-    if not timedelta(seconds=bounds.SESSION_TTL_MIN_S) <= lives <= timedelta(seconds=bounds.SESSION_TTL_MAX_S):
-        raise _broken("session.expires_at", f"must lie {bounds.SESSION_TTL_MIN_S} s to {bounds.SESSION_TTL_MAX_S} s "
-                      "after the command's time")
+    shortest, longest = order_limits.SESSION_TTL_MIN_S, order_limits.SESSION_TTL_MAX_S
+    if not timedelta(seconds=shortest) <= lives <= timedelta(seconds=longest):
+        raise _broken("session.expires_at", f"must lie {shortest} s to {longest} s after the command's time")
 
 
 def _metadata(metadata: dict) -> None:
-    if len(metadata) > bounds.METADATA_KEYS:
-        raise _broken("metadata", f"may hold at most {bounds.METADATA_KEYS} keys")
+    if len(metadata) > order_limits.METADATA_KEYS:
+        raise _broken("metadata", f"may hold at most {order_limits.METADATA_KEYS} keys")
     for key, value in metadata.items():
-        _text("metadata", key, bounds.METADATA_KEY, 1)
-        _text(f"metadata.{key}", value, bounds.METADATA_VALUE)
+        _text("metadata", key, order_limits.METADATA_KEY, 1)
+        _text(f"metadata.{key}", value, order_limits.METADATA_VALUE)
 
 
 def _create(cmd: m.CreateOrder) -> None:
     _amount("amount", cmd.amount)
     if cmd.order_number < 0:
         raise _broken("order_number", "must not be negative")
-    if len(cmd.line_items) > bounds.MAX_LINE_ITEMS:
-        raise _broken("line_items", f"may hold at most {bounds.MAX_LINE_ITEMS} items")
+    if len(cmd.line_items) > order_limits.MAX_LINE_ITEMS:
+        raise _broken("line_items", f"may hold at most {order_limits.MAX_LINE_ITEMS} items")
     for n, item in enumerate(cmd.line_items):
-        _text(f"line_items[{n}].name", item.name, bounds.MAX_NAME, 1)
+        _text(f"line_items[{n}].name", item.name, order_limits.MAX_NAME, 1)
         _amount(f"line_items[{n}].unit_amount", item.unit_amount)
-        if type(item.quantity) is not int or not 0 < item.quantity <= bounds.MAX_QUANTITY:
-            raise _broken(f"line_items[{n}].quantity", f"must be a whole number from 1 to {bounds.MAX_QUANTITY}")
+        if type(item.quantity) is not int or not 0 < item.quantity <= order_limits.MAX_QUANTITY:
+            raise _broken(f"line_items[{n}].quantity", f"must be a whole number from 1 to {order_limits.MAX_QUANTITY}")
     if cmd.line_items and cmd.amount != sum(i.unit_amount * i.quantity for i in cmd.line_items):
         raise _broken("amount", "must equal the sum of the line items")
     if cmd.external_ref is not None:
-        _text("external_ref", cmd.external_ref, bounds.MAX_NAME)
+        _text("external_ref", cmd.external_ref, order_limits.MAX_NAME)
     if cmd.receipt_url is not None:
-        _text("receipt_url", cmd.receipt_url, bounds.MAX_URL, 1)
+        _text("receipt_url", cmd.receipt_url, order_limits.MAX_URL, 1)
     if cmd.payment_link_id is not None:
         _id("payment_link_id", cmd.payment_link_id)
-    if cmd.customer_email is not None and not (len(cmd.customer_email) <= bounds.MAX_EMAIL
-                                               and bounds.EMAIL.fullmatch(cmd.customer_email)):
+    if cmd.customer_email is not None and not (len(cmd.customer_email) <= order_limits.MAX_EMAIL
+                                               and order_limits.EMAIL.fullmatch(cmd.customer_email)):
         raise _broken("customer_email", "must be an email address")
     _metadata(cmd.metadata)
     if cmd.session is not None:
@@ -100,7 +100,7 @@ def _refund(cmd: m.CreateRefund) -> None:
     _id("link_token", cmd.link_token)
     _amount("amount", cmd.amount)
     _one_of("flow", cmd.flow, FLOWS)
-    _text("reason", cmd.reason, bounds.MAX_TEXT)
+    _text("reason", cmd.reason, order_limits.MAX_TEXT)
     if cmd.token is not None:
         _id("token", cmd.token)
 
@@ -108,10 +108,10 @@ def _refund(cmd: m.CreateRefund) -> None:
 def _mint(cmd: m.MintRefundToken) -> None:
     _id("token", cmd.token)
     _one_of("ref_type", cmd.ref_type, REF_TYPES)
-    _text("ref_value", cmd.ref_value, bounds.MAX_NAME, 1)
+    _text("ref_value", cmd.ref_value, order_limits.MAX_NAME, 1)
     if cmd.amount is not None:
         _amount("amount", cmd.amount)
-    _time("expires_at", cmd.expires_at)  # no TTL bounds: SPEC 8 enforces none on refund-request tokens
+    _time("expires_at", cmd.expires_at)  # no TTL bounds: docs/spec.md §8 enforces none on refund-request tokens
     _one_of("source", cmd.source, TOKEN_SOURCES)
     _metadata(cmd.metadata)
 
@@ -147,7 +147,7 @@ def check(cmd: m.Command) -> None:
         case m.RecordCardRefund():
             _id("refund_id", cmd.refund_id)
             _one_of("status", cmd.status, CARD_REFUND_STATUSES)
-            _text("provider_refund_id", cmd.provider_refund_id, bounds.MAX_NAME)
+            _text("provider_refund_id", cmd.provider_refund_id, order_limits.MAX_NAME)
         case m.MintRefundToken():
             _mint(cmd)
         case m.CancelRefundToken() | m.ExpireRefundToken() | m.RequestTokenRenewal():

@@ -16,7 +16,7 @@ from redis import exceptions as redis_errors
 from actors import batch, intake, store
 from actors import messages as m
 from actors.applier import Applier
-from actors.entries import Failure, Message, log_ids, message
+from actors.command_entries import Failure, Message, log_ids, message
 from actors.fencing import Fenced
 from actors.outcomes import Outcome
 from actors.tenure import Lapsed, Tenure

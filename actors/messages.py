@@ -459,8 +459,7 @@ class Addressed(msgspec.Struct, frozen=True):
 class Reply(msgspec.Struct, frozen=True, gc=False, kw_only=True):
     command_id: str
     ok: bool
-    # The order's read view after the command (actors.views.OrderView), as JSON. Replies recorded before views
-    # existed hold the schema-1 aggregate, which has the view's shape.
+    # The order's read view after the command (actors.views.OrderView), as JSON.
     state: msgspec.Raw = msgspec.Raw(b"null")
     error: DomainFailure | None = None
 

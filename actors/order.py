@@ -9,15 +9,15 @@ from datetime import datetime
 
 from msgspec.structs import replace
 
-from actors import messages as m
 from actors import invariants, refunds, tokens
+from actors import messages as m
 from actors.errors import Refused, conflict, not_found
 from actors.state import Order, OrderStatus, Payment, Session, SessionStatus
 
 __all__ = ["Order", "OrderStatus", "Session", "SessionStatus", "decide", "evolve", "replay", "run"]
 
 
-# PARTIAL_PAID counts as unpaid: SPEC 3.3's third underpayment option is to cancel and refund.
+# PARTIAL_PAID counts as unpaid: docs/spec.md §3.3's third underpayment option is to cancel and refund.
 UNPAID = {OrderStatus.PENDING, OrderStatus.PARTIAL_PAID}
 # A new session may collect the whole amount again (retry) or the residual of an underpayment.
 SESSION_OPENABLE = {OrderStatus.PENDING, OrderStatus.PARTIAL_PAID}
@@ -258,7 +258,8 @@ def evolve(order: Order | None, event: m.Event) -> Order:
                 card_last4=event.card_last4,
             )
             # Money reaching an order refunded in full (a buyer paying twice) leaves a paid balance: the order is
-            # partially refunded again, as SPEC 3.3 defines the two statuses, and its new balance can be refunded.
+            # partially refunded again, as docs/spec.md §3.3 defines the two statuses, and its new balance can be
+            # refunded.
             status = OrderStatus.PARTIALLY_REFUNDED if order.status is OrderStatus.REFUNDED else order.status
             return replace(order, payments=order.payments + (payment,), amount_paid=order.amount_paid + event.amount,
                            status=status)

@@ -1,6 +1,6 @@
 """The public form of an event: the envelope merchants read and webhooks deliver, its data mapped explicitly from
 the event and the order (contract/events.py), so no internal rename can reach a payload and none carries
-`external_ref` (SPEC 6).
+`external_ref` (docs/spec.md §6).
 """
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import msgspec
 
 from actors import messages as m
 from actors.order import Order, evolve
-from contract import events as ev
+from actors.statuses import OrderStatus
 from common import money
 from common.clock import iso
-from actors.statuses import OrderStatus
+from contract import events as ev
 
 
 class PublicEvent(msgspec.Struct, frozen=True, kw_only=True):

@@ -1,4 +1,4 @@
-"""Refund transitions of SPEC 3.1 inside the order aggregate, where the money invariant lives:
+"""Refund transitions of docs/spec.md §3.1 inside the order aggregate, where the money invariant lives:
 every refund not REJECTED counts against what was paid, so the sum never exceeds it."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ from msgspec.structs import replace
 
 from actors import messages as m
 from actors.errors import Refused, conflict, not_found
+from actors.rules import CARD
 from actors.state import Order, OrderStatus, Refund, RefundStatus, TxAttempt
 from common import money
-from actors.rules import CARD
 
 
 def _ensure_refundable(order: Order, amount: int, network: str) -> None:

@@ -1,4 +1,4 @@
-"""The life-cycle states of SPEC 3: the same words in the order core, its views and the public API."""
+"""The life-cycle states of docs/spec.md §3: the same words in the order core, its views and the public API."""
 
 from __future__ import annotations
 

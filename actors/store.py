@@ -17,10 +17,10 @@ import msgspec
 from actors import history as recorded
 from actors import messages as m
 from actors import schema
-from actors.columns import Arrays, names
 from actors.fencing import FenceRow, fence, refusal
 from actors.order import Order
 from actors.outcomes import Appended, Outcome, Prepared, Recorded, Wanted
+from actors.row_arrays import Arrays, names
 from actors.state import Refund, RefundToken, Session, TxAttempt
 
 _encode = msgspec.json.Encoder().encode
@@ -115,7 +115,7 @@ class OrderRow(NamedTuple):
     order_number: Annotated[int, "bigint"]
     status: Annotated[str, "text"]
     external_ref: Annotated[str | None, "text"]
-    state: Annotated[str, "jsonb"]  # readers map it to actors.views.OrderView 
+    state: Annotated[str, "jsonb"]  # readers map it to actors.views.OrderView
     state_schema: Annotated[int, "smallint"]
     version: Annotated[int, "int"]
     created_at: Annotated[datetime, "timestamptz"]
@@ -387,12 +387,11 @@ async def history(conn: asyncpg.Connection, order_id: str) -> list[m.Event]:
     return [stored.event for stored in await recorded.events(conn, order_id)]
 
 
-# A batch's payloads are its events' public bytes, in the order it names them; a row written before migration 028
-# carries its payloads itself.
+# A batch's payloads are its events' public bytes, in the order it names them.
 _PENDING = """
-SELECT o.batch_id, coalesce(o.payloads, ARRAY(
+SELECT o.batch_id, ARRAY(
     SELECT e.public FROM unnest(o.event_ids) WITH ORDINALITY AS b(event_id, n) JOIN events e USING (event_id)
-    ORDER BY b.n)) AS payloads
+    ORDER BY b.n) AS payloads
 FROM outbox o WHERE o.created_at < $1 ORDER BY o.created_at LIMIT $2 FOR UPDATE OF o SKIP LOCKED
 """
 

@@ -1,4 +1,4 @@
-"""Refund-request token transitions of SPEC 3.2: one submission, expiry, cancel, renewal."""
+"""Refund-request token transitions of docs/spec.md §3.2: one submission, expiry, cancel, renewal."""
 
 from __future__ import annotations
 

@@ -28,8 +28,9 @@ from cryptography.fernet import Fernet
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from accounts import merchants  # noqa: E402
 from bench.prefill import template  # noqa: E402
-from common import db, merchants  # noqa: E402
+from common import db  # noqa: E402
 from common.secrets import Vault  # noqa: E402
 from web.edge.signing import sign  # noqa: E402
 

@@ -25,10 +25,10 @@ from typing import Awaitable, Callable
 import asyncpg
 from aiohttp import web
 
+from actors.views import RefundView
 from common import money
 from common.clock import utcnow
 from contract import events as ev
-from actors.views import RefundView
 from web.edge.errors import ApiError
 from web.reads.owned import missing
 
@@ -101,7 +101,7 @@ class Batcher:
     async def _flush(self, batch: list[Entry]) -> None:
         try:
             await self.flush(batch)
-        except Exception as exc:  # PostgreSQL or Redis unreachable: every request of the batch learns it
+        except Exception as exc:  # noqa: BLE001 - PostgreSQL or Redis unreachable: every request of the batch learns it
             for entry in batch:
                 if not entry.done.done():
                     entry.done.set_exception(exc)
@@ -143,7 +143,7 @@ async def flushed(batch: list[Entry], spend: Callable[[list[Entry]], Awaitable[l
     written, waiting = leaders([entry for entry, new in zip(batch, spent) if new])
     try:
         await write(written)
-    except Exception as exc:  # nothing of the batch committed
+    except Exception as exc:  # noqa: BLE001 - nothing of the batch committed: each of its requests learns why
         for entry in written:
             if not entry.done.done():
                 entry.done.set_exception(exc)
@@ -155,7 +155,7 @@ async def flushed(batch: list[Entry], spend: Callable[[list[Entry]], Awaitable[l
 async def _settle(entry: Entry, answer: Awaitable[web.Response]) -> None:
     try:
         entry.done.set_result(await answer)
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - the request's own failure, handed to its waiter
         entry.done.set_exception(exc)
 
 

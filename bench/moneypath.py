@@ -44,9 +44,10 @@ from web3 import AsyncWeb3, WebSocketProvider
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from accounts import merchants  # noqa: E402
 from bench.run import drop_keys, free_port, say, stop, wait_http  # noqa: E402
 from chain_watchers.registry import DEFAULT_FILE, Stablecoin  # noqa: E402
-from common import db, merchants  # noqa: E402
+from common import db  # noqa: E402
 from common.secrets import Vault  # noqa: E402
 from testkit.evm_node import CHAIN_ID, GAS, SLUG, Chain, Proxy, ganache, registry_toml  # noqa: E402
 from testkit.signed import Signed  # noqa: E402

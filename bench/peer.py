@@ -44,32 +44,33 @@ from msgspec.structs import replace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from accounts import merchants
+from accounts.merchants import ApiKey
 from actors.publication import PublicEvent
-from bench import group_commit
-from bench.group_commit import Batcher, Entry
-from common import config, db, faults, merchants, money, wiring
-from common.clock import iso, utcnow
-from common.ids import random_id
-from common.merchants import ApiKey
-from common.secrets import Vault
-from contract import events as ev
+from actors.statuses import OrderStatus, RefundStatus, SessionStatus
 from actors.views import OrderView, PaymentView, RefundView, SessionView
 from actors.views import decode as decode_view
-from actors.statuses import OrderStatus, RefundStatus, SessionStatus
+from bench import group_commit
+from bench.group_commit import Batcher, Entry
+from common import config, db, faults, lifecycle, money
+from common.clock import iso, utcnow
+from common.ids import random_id
+from common.secrets import Vault
+from contract import events as ev
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
 from web.api import bodies
-from web.edge.auth import MILLISECONDS_FROM
-from web.api.commands import amount
-from web.edge.decoding import decode
+from web.api.answers import order_json, refund_json, respond, session_created_json
 from web.api.chain_inputs import refund_destination
+from web.api.commands import amount
+from web.api.routes import PREFIX
+from web.edge.auth import MILLISECONDS_FROM
+from web.edge.decoding import decode
 from web.edge.errors import ApiError, error_middleware
 from web.edge.idempotency import idempotency_key, request_hash
 from web.edge.key_cache import KeyCache
-from web.reads.owned import missing
-from web.api.answers import order_json, refund_json, respond, session_created_json
 from web.edge.signing import matches, replay_ttl, replayed
-from web.api.routes import PREFIX
+from web.reads.owned import missing
 
 log = logging.getLogger("peer")
 _encode = msgspec.json.Encoder().encode
@@ -83,14 +84,14 @@ SIGNED_HEADERS = ("X-Client-ID", "X-Timestamp", "X-Signature")
 
 # Where the peer keeps the rows the service keeps, its tables take the service's columns and indexes (LIKE ...
 # INCLUDING ALL), so both designs index alike. An order's `state` is its read view (actors.views.OrderView) but
-# its refunds, which are rows of their own (`state_schema` keeps its default); the money columns beside it are what
-# the statements test, and `version` counts its events. The service keeps a refund's reason and destination in its
+# its refunds, which are rows of their own (`state_schema` keeps its default); the money columns (`amount_paid`, the
+# service's too, and those added beside it) are what the statements test, and `version` counts its events. The service keeps a refund's reason and destination in its
 # order's state, the peer in the refund's row.
 _SCHEMA = f"""
 CREATE SCHEMA IF NOT EXISTS peer;
 CREATE SEQUENCE IF NOT EXISTS peer.order_numbers START 1001 INCREMENT {BLOCK};
 CREATE TABLE IF NOT EXISTS peer.orders (LIKE public.orders INCLUDING ALL, amount_owed bigint NOT NULL,
-    amount_paid bigint NOT NULL DEFAULT 0, refunds_held bigint NOT NULL DEFAULT 0);
+    refunds_held bigint NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS peer.checkout_sessions (LIKE public.checkout_sessions INCLUDING ALL);
 CREATE TABLE IF NOT EXISTS peer.refunds (LIKE public.refunds INCLUDING ALL, reason text NOT NULL,
     refund_to_address text NOT NULL, refund_network text NOT NULL, refund_token_address text NOT NULL,
@@ -517,7 +518,7 @@ async def _relay(peer: Peer) -> None:
                 if claimed:
                     await peer.pipeliner.call_many([("XADD", peer.keys.events, "*", "e", row["payload"])
                                                     for row in claimed])
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a turn that fails for any reason is reported and tried again
             faults.report(log, "the outbox relay", exc, "trying again")
             claimed = []  # rolled back: they wait for the next turn, after the pause
         if len({row["id"] for row in claimed}) < RELAY_BATCH:
@@ -548,7 +549,7 @@ def init_peer(settings: config.Settings, pool_size: int, mode: str = MODES[0], w
 
     async def resources(app: web.Application):
         await _create_schema(settings.database_url)
-        async with wiring.opened(settings, pool_min=pool_size, pool_max=pool_size,
+        async with lifecycle.opened(settings, pool_min=pool_size, pool_max=pool_size,
                                  server_settings=db.ACTOR_SETTINGS) as wired:
             peer = Peer(settings, wired.pool, Pipeliner(wired.redis), wired.keys, wired.vault, Numbers(wired.pool))
             if mode == "group-commit":

@@ -54,19 +54,19 @@ from typing import NamedTuple
 import aiohttp
 import asyncpg
 import psutil
-import redis.asyncio as aioredis
 from cryptography.fernet import Fernet
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench import prefill, resources, walmap
-from bench.db_cap import DbCap
-from bench.peer import MODES as PEER_MODES
-from common import db, merchants
-from common.secrets import Vault
-from streams import connection
-from web.edge.signing import sign
+from accounts import merchants  # noqa: E402
+from bench import prefill, resources, walmap  # noqa: E402
+from bench.db_cap import DbCap  # noqa: E402
+from bench.peer import MODES as PEER_MODES  # noqa: E402
+from common import db  # noqa: E402
+from common.secrets import Vault  # noqa: E402
+from streams import connection  # noqa: E402
+from web.edge.signing import sign  # noqa: E402
 
 PATH = "/b2b/v1/checkout-sessions/quick"
 

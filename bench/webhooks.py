@@ -35,9 +35,11 @@ from cryptography.fernet import Fernet
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from actors.publication import PublicEvent  # noqa: E402
 from run import free_port, wait_http  # noqa: E402  (bench/run.py)
-from common import db, merchants  # noqa: E402
+
+from accounts import merchants  # noqa: E402
+from actors.publication import PublicEvent  # noqa: E402
+from common import db  # noqa: E402
 from common.clock import iso  # noqa: E402
 from common.secrets import Vault  # noqa: E402
 from streams.names import Keys  # noqa: E402

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from actors import confirmations
 from actors import messages as m
-from actors import reports
+from actors.rules import CARD
 from cards import amounts
 from cards.provider import EventFact, RefundFact
-from actors.rules import CARD
 
 
 def _ours(metadata: dict[str, str], merchant_id: str, livemode: bool) -> bool:
@@ -34,7 +34,7 @@ def command_of(fact: EventFact, merchant_id: str, livemode: bool, at: datetime) 
         p = fact.payment
         if not _ours(p.metadata, merchant_id, livemode) or "order_id" not in p.metadata or p.currency != "usd":
             return None
-        return reports.payment_confirmed(
+        return confirmations.payment_confirmed(
             order_id=p.metadata["order_id"], merchant_id=merchant_id, livemode=livemode, at=at, network=CARD,
             tx_hash=p.payment_id, token_address="", amount=amounts.micros(p.amount_cents),
             session_id=p.metadata.get("session_id"), card_brand=p.card_brand, card_last4=p.card_last4)

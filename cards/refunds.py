@@ -18,18 +18,17 @@ import asyncpg
 from redis.exceptions import RedisError
 
 from actors.bus import CommandBus
-from actors.views import stored_view
+from actors.rules import CARD
+from actors.views import OrderView, RefundView, stored_view
 from cards import accounts, amounts
 from cards.events import refund_reported
 from cards.provider import AccountRefused, CardProvider, ProviderRefused, ProviderUnavailable, RefundFact
 from cards.providers import open_provider
-from common import db, faults, logs, wiring
-from common.clock_offset import ClockOffset
+from common import db, faults, lifecycle, logs
 from common.clock import Clock, utcnow
+from common.clock_offset import ClockOffset
 from common.config import Settings
 from common.secrets import Vault
-from actors.rules import CARD
-from actors.views import OrderView, RefundView
 from streams.producer import ReplyTimeout
 
 log = logging.getLogger(__name__)
@@ -159,7 +158,7 @@ class Sender:
 async def serve(settings: Settings, stop: asyncio.Event, interval_s: float = 2.0) -> None:
     """The `service cards` process: waits for PostgreSQL and Redis and for the sender's lock, then sends card
     refunds until `stop`; standing by again whenever the lock's connection dies."""
-    async with wiring.opened(settings, pool_max=3) as wired:
+    async with lifecycle.opened(settings, pool_max=3) as wired:
         bus = CommandBus(wired.redis, wired.keys, f"cards-{socket.gethostname()}-{os.getpid()}",
                          settings.reply_timeout_s)
         await bus.start()

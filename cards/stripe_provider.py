@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -102,7 +103,7 @@ class StripeProvider:
     async def find_refund(self, payment_id: str, refund_id: str, attempt: int) -> RefundFact | None:
         params: dict = {"payment_intent": payment_id, "limit": 100}
         while True:
-            page = await self._call(lambda: self._client.v1.refunds.list_async(params))
+            page = await self._call(functools.partial(self._client.v1.refunds.list_async, params))
             for obj in page.data:
                 fact = refund_fact(obj.to_dict())
                 if fact.metadata.get("refund_id") == refund_id and fact.metadata.get("attempt") == str(attempt):

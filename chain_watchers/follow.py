@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from msgspec.structs import replace
 
+from accounts import merchants
+from actors import confirmations
 from actors import messages as m
-from actors import reports
 from chain_watchers import store
 from chain_watchers.base import ChainAdapter, UnknownToken
 from chain_watchers.registry import Network
@@ -18,7 +19,7 @@ from chain_watchers.verify import (
     verify_refund,
 )
 from chain_watchers.watch import Watch
-from common import merchants, money
+from common import money
 from common.money import to_base_units
 
 
@@ -112,7 +113,7 @@ def _attempt_status(verdict: Verdict) -> str:
 
 
 def _payment(watch: Watch, attempt: store.Attempt, verdict: Verdict) -> m.Envelope:
-    return reports.payment_confirmed(
+    return confirmations.payment_confirmed(
         order_id=attempt.order_id, merchant_id=attempt.merchant_id, livemode=attempt.livemode, at=watch.now,
         network=attempt.network, tx_hash=attempt.tx_hash, token_address=verdict.token_address,
         amount=verdict.amount_micros, session_id=attempt.session_id,

@@ -52,7 +52,7 @@ class Heads:
         while True:
             try:
                 head = await read_head()
-            except Exception as error:  # the pass meets the same fault, reports it and backs the network off
+            except Exception as error:  # noqa: BLE001 - the pass meets the same fault, reports it and backs the network off
                 log.debug("heads %s: %s: %s", slug, type(error).__name__, error)
             else:
                 if head is not None:
@@ -80,7 +80,7 @@ class Heads:
                 raise
             # Whatever the socket or the node did (refused, closed, answered nonsense), the loop's own pass on the
             # watcher's interval keeps payments moving while this tries again.
-            except Exception as error:
+            except Exception as error:  # noqa: BLE001
                 self.subscribed[network.slug] = False
                 failures += 1
                 pause = backoff.exponential(failures, 0.5, self.retry_max_s)

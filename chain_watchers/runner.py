@@ -20,9 +20,9 @@ from chain_watchers import discovery, follow
 from chain_watchers.heads import Heads
 from chain_watchers.registry import FAMILIES, Network, Registry, load_registry
 from chain_watchers.watch import AdapterFactory, Bus, Watch, WatchOptions
-from common import backoff, db, logs, metrics, wiring
-from common.clock_offset import ClockOffset
+from common import backoff, db, lifecycle, logs, metrics
 from common.clock import Clock, utcnow
+from common.clock_offset import ClockOffset
 from common.config import Settings
 
 log = logging.getLogger(__name__)
@@ -192,7 +192,7 @@ async def serve(settings: Settings, family: str, stop: asyncio.Event) -> None:
 
     registry = load_registry()
     what = f"watch {family}"
-    async with wiring.opened(settings, pool_max=3) as wired:
+    async with lifecycle.opened(settings, pool_max=3) as wired:
         consumer = f"watch-{family}-{socket.gethostname()}-{os.getpid()}"
         bus = CommandBus(wired.redis, wired.keys, consumer, settings.reply_timeout_s)
         await bus.start()

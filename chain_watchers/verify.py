@@ -135,7 +135,8 @@ def _elsewhere(transfers: list[TokenTransfer], what: str, expected: str, whose: 
 
 def verify_refund(seen: TxObservation, want: RefundExpectation, progress: Progress,
                   not_found_after: timedelta = NOT_FOUND_AFTER) -> Verdict:
-    """SPEC 4.1: the transaction succeeded and moved at least the refund amount of that token to refund_to_address."""
+    """docs/spec.md §4.1: the transaction succeeded and moved at least the refund amount of that token to
+    refund_to_address."""
     early = _presence(seen, progress, not_found_after)
     if early is not None:
         return early

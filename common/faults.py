@@ -21,7 +21,7 @@ from common import metrics
 # also the class of "no host of DATABASE_URL is the primary"), a server shutting down or not yet accepting says so
 # with SQLSTATE 57P01-57P03, and a server demoted under a connection refuses its writes as read-only (25006).
 class NotStarted(ConnectionError):
-    """The process started while PostgreSQL or Redis was away and has not reached them yet (common/wiring.py)."""
+    """The process started while PostgreSQL or Redis was away and has not reached them yet (common/lifecycle.py)."""
 
 
 # The machine under PostgreSQL short of something (SQLSTATE class 53: disk full, out of memory, too many
@@ -32,6 +32,9 @@ MACHINE = (asyncpg.InsufficientResourcesError, asyncpg.PostgresSystemError)
 UNAVAILABLE = (OSError, asyncpg.PostgresConnectionError, asyncpg.InterfaceError, asyncpg.InternalClientError,
                asyncpg.AdminShutdownError, asyncpg.CrashShutdownError, asyncpg.CannotConnectNowError,
                asyncpg.ReadOnlySQLTransactionError, *MACHINE, redis_errors.ConnectionError, redis_errors.TimeoutError)
+# What a reader of the events stream that writes to PostgreSQL waits out (streams/reader.py): a dependency away, or a
+# statement PostgreSQL refused; either way its batch stays unacknowledged and is read again.
+READING = (*UNAVAILABLE, asyncpg.PostgresError)
 
 # Faults of one dependency no further apart than this are one episode: one WARNING at its start.
 EPISODE_GAP_S = 30.0

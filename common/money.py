@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from common import bounds
+from common import order_limits
 
 SCALE = 10**6
 _AMOUNT = re.compile(r"^(0|[1-9][0-9]{0,11})(\.([0-9]{1,6}))?$")
@@ -56,8 +56,8 @@ def parse(text: object) -> int:
     micros = to_base_units(text, 6)
     if micros <= 0:
         raise AmountError("must be greater than zero")
-    if micros > bounds.MAX_AMOUNT:
-        raise AmountError(f"must be at most {format(bounds.MAX_AMOUNT)}")
+    if micros > order_limits.MAX_AMOUNT:
+        raise AmountError(f"must be at most {format(order_limits.MAX_AMOUNT)}")
     return micros
 
 

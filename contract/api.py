@@ -131,7 +131,7 @@ class Refund(msgspec.Struct, kw_only=True):
     source: Literal["merchant", "customer"]
     metadata: dict[str, str]
     link_token: str
-    # SPEC 2.3 spells it so; the snake_case name is the one to read.
+    # docs/spec.md §2.3 spells it so; the snake_case name is the one to read.
     link_token_camel: deprecated_alias("link_token") = msgspec.field(name="linkToken")
     status_url: str
     refund_request_token: str | None

@@ -2,8 +2,8 @@
 
 Built from the order's state by the explicit mapping of actors/publication.py. Every payload names its order
 (`order_id`, `order_number`, the order's status once the event's transition is applied) and never carries
-`external_ref` (SPEC 6); a refund's and a refund request's events each carry that object's current facts, so each
-tells the whole story. Amounts are decimal strings in USD, times ISO 8601 in UTC.
+`external_ref` (docs/spec.md §6); a refund's and a refund request's events each carry that object's current facts,
+so each tells the whole story. Amounts are decimal strings in USD, times ISO 8601 in UTC.
 """
 
 from __future__ import annotations

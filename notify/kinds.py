@@ -8,9 +8,9 @@ from typing import NamedTuple
 
 import msgspec
 
+from accounts.roles import Can, allows
 from common.clock import iso
 from common.network_names import network_name
-from common.roles import Can, allows
 
 
 class Kind(Enum):

@@ -11,16 +11,13 @@ the notification still shows in the bell.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
-import os
-import secrets
-import socket
 from datetime import timedelta
 from urllib.parse import urlsplit
 
 import asyncpg
 import msgspec
-from redis.exceptions import ResponseError
 
 from actors.publication import PublicEvent
 from common import backoff, faults, metrics
@@ -28,8 +25,9 @@ from common.clock import Clock, iso, utcnow
 from common.mail import Mail, Mailer, MailError
 from notify import kinds, store
 from streams.connection import Client
-from streams.consumer import Consumer, lost_group, unblocked
+from streams.consumer import Entry
 from streams.names import NOTIFICATIONS_GROUP, Keys
+from streams.reader import Reader
 
 log = logging.getLogger(__name__)
 _decode_public = msgspec.json.Decoder(PublicEvent).decode
@@ -46,56 +44,43 @@ class Notifier:
                  clock: Clock = utcnow, group: str = NOTIFICATIONS_GROUP, consumer: str = ""):
         self.pool, self.redis, self.keys, self.mailer, self.clock = pool, redis, keys, mailer, clock
         self.dashboard_url = dashboard_url.rstrip("/")
-        name = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-        self.consumer = Consumer(redis, group, name)
+        self.reader = Reader(redis, keys.events, group, self._ingest, batch=BATCH, reclaim_idle_ms=RECLAIM_IDLE_MS,
+                             name=consumer, away=faults.READING,
+                             report=functools.partial(faults.report, log, "notifications: reading events",
+                                                      then="retrying"))
 
     async def start(self, from_id: str = "$") -> None:
         """From new events on by default: a first start tells nobody of the past."""
-        await self.consumer.ensure(self.keys.events, from_id)
+        await self.reader.start(from_id)
 
     async def run(self, stop: asyncio.Event) -> None:
         """Read until stopped, each batch's mails sent right after it (a sweep sends retries and the rest)."""
-        while not stop.is_set():
-            try:
-                if await self.consume(block_ms=500):
-                    await self.send_mails()
-            except ResponseError as exc:
-                if unblocked(exc):  # its node became a replica (a failover): read again
-                    continue
-                if not lost_group(exc):
-                    raise
-                log.warning("notifications: the events stream lost its consumer group; making it again")
-                await self.start()
-            except (*faults.UNAVAILABLE, asyncpg.PostgresError) as exc:
-                log.warning("notifications: dependency unavailable (%s); retrying", exc)
-                await asyncio.sleep(0.5)
+        await self.reader.run(stop, self._mail_made)
+
+    async def _mail_made(self, made: int) -> None:
+        if made:
+            await self.send_mails()
 
     async def consume(self, block_ms: int = 0) -> int:
         """One read of new entries; returns how many notifications they made."""
-        found = await self.consumer.read(self.redis, [self.keys.events], BATCH, block_ms)
-        return await self._ingest([(e.entry_id, e.fields) for e in found])
+        return await self.reader.consume(block_ms)
 
     async def reclaim(self) -> int:
         """Entries a dead notifier read but never acknowledged."""
-        claimed = await self.consumer.claim(self.keys.events, BATCH, RECLAIM_IDLE_MS)
-        return await self._ingest([(e.entry_id, e.fields) for e in claimed])
+        return await self.reader.reclaim()
 
-    async def _ingest(self, entries: list[tuple[bytes, dict]]) -> int:
-        if not entries:
-            return 0
+    async def _ingest(self, entries: list[Entry]) -> int:
         notices = []
-        for entry_id, fields in entries:
+        for entry in entries:
             try:
-                public = _decode_public(fields[b"e"])
+                public = _decode_public(entry.fields[b"e"])
                 notice = kinds.from_event(public.id, public.type, public.merchant_id, public.livemode, public.data)
             except (KeyError, msgspec.DecodeError, msgspec.ValidationError):
-                log.error("notifications: skipping undecodable event entry %s", entry_id)
+                log.error("notifications: skipping undecodable event entry %s", entry.entry_id)
                 continue
             if notice is not None:
                 notices.append(notice)
-        made = await self._record(notices)
-        await self.consumer.ack(self.keys.events, [entry_id for entry_id, _ in entries])
-        return made
+        return await self._record(notices)
 
     async def _record(self, notices: list[kinds.Notice]) -> int:
         if not notices:

@@ -7,6 +7,7 @@ from datetime import datetime, timedelta
 import asyncpg
 
 from common.ids import random_id
+
 # The module, not its names: the dashboard imports this module while notify.kinds may still be importing the
 # dashboard's roles (a cycle that holds as long as names are looked up when called).
 from notify import kinds

@@ -17,6 +17,7 @@ from common.secrets import master_keys
 from service import dev_runs, ports
 from service.operator import settings_of
 
+
 def cmd_dev(args) -> int:
     """Everything in one process tree; embedded PostgreSQL and Redis unless URLs are configured."""
     settings = settings_of(args)

@@ -13,9 +13,11 @@ from pathlib import Path
 
 import msgspec
 
-from common import config, db, merchants, secrets, wiring
+from accounts import merchants
+from common import config, db, lifecycle, secrets
 from common.secrets import master_keys
 from service import dev_runs
+
 
 def settings_of(args) -> config.Settings:
     overrides = {name: getattr(args, name) for name in ("port", "metrics_port") if getattr(args, name, None)}
@@ -91,7 +93,7 @@ async def _with_pool(settings: config.Settings, work):
     await db.migrate(settings.migration_url(), settings.database_url)
     pool = await db.connect(settings.database_url, min_size=1, max_size=2)
     try:
-        return await work(pool, wiring.vault(settings))
+        return await work(pool, lifecycle.vault(settings))
     finally:
         await pool.close()
 
@@ -166,7 +168,7 @@ def cmd_keys(args) -> int:
 
 async def _key_changed(pool, vault, args) -> merchants.KeyPair | None:
     """`service keys create|roll`, on record in the merchant's audit log as the operator's."""
-    from common import audit
+    from accounts import audit
     from common.clock import utcnow
 
     change = merchants.roll if args.action == "roll" else merchants.add_key
@@ -181,7 +183,7 @@ async def _key_changed(pool, vault, args) -> merchants.KeyPair | None:
 def cmd_users(args) -> int:
     from getpass import getpass
 
-    from common import users
+    from accounts import users
 
     password = args.password
     if password is None:

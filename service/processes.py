@@ -17,10 +17,10 @@ import uvloop
 from aiohttp import web
 
 from actors import gauges
-from actors.bus import CommandBus
 from actors.applier import BatchHooks
+from actors.bus import CommandBus
 from actors.worker import Worker
-from common import db, logs, probes, wiring
+from common import db, lifecycle, logs, probes
 from common.config import Settings
 from service import ports
 from service.scheduler import Timers, start
@@ -64,12 +64,12 @@ def _settle_garbage_collector() -> None:
 
 
 async def _actors(settings: Settings, hooks: BatchHooks | None) -> None:
-    stop = wiring.stop_event()
+    stop = lifecycle.stop_event()
     worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
     # Named in pg_stat_activity: which worker a session, a lock or a commit belongs to.
     named = {**db.ACTOR_SETTINGS, "application_name": f"actors {worker_id}"}
     # A connection a lane, and two for the outbox sweep and the gauges.
-    async with wiring.opened(settings, pool_max=settings.actor_lanes + 2, server_settings=named) as wired:
+    async with lifecycle.opened(settings, pool_max=settings.actor_lanes + 2, server_settings=named) as wired:
         pool, redis, keys = wired.pool, wired.redis, wired.keys
         clock = wired.clock("actors")
         worker = Worker(pool, redis, keys, worker_id,
@@ -97,8 +97,8 @@ def run_actors(settings: Settings, hooks: BatchHooks | None = None) -> None:
 
 
 async def _scheduler(settings: Settings) -> None:
-    stop = wiring.stop_event()
-    async with wiring.opened(settings, pool_max=2) as wired, wired.measured("scheduler", stop) as clock:
+    stop = lifecycle.stop_event()
+    async with lifecycle.opened(settings, pool_max=2) as wired, wired.measured("scheduler", stop) as clock:
         if clock is None:
             return
         bus = CommandBus(wired.redis, wired.keys, "scheduler", settings.reply_timeout_s)
@@ -120,7 +120,7 @@ async def _webhooks(settings: Settings, hooks: DispatchHooks | None) -> None:
     from web.edge.dashboard_site import dashboard_url
     from webhooks.process import serve
 
-    await serve(settings, wiring.stop_event(), hooks, dashboard_url=dashboard_url(settings))
+    await serve(settings, lifecycle.stop_event(), hooks, dashboard_url=dashboard_url(settings))
 
 
 def run_webhooks(settings: Settings, hooks: DispatchHooks | None = None) -> None:
@@ -130,13 +130,13 @@ def run_webhooks(settings: Settings, hooks: DispatchHooks | None = None) -> None
 async def _watch(settings: Settings, family: str) -> None:
     from chain_watchers.runner import serve
 
-    await serve(settings, family, wiring.stop_event())
+    await serve(settings, family, lifecycle.stop_event())
 
 
 async def _cards(settings: Settings) -> None:
     from cards.refunds import serve
 
-    await serve(settings, wiring.stop_event())
+    await serve(settings, lifecycle.stop_event())
 
 
 def run_cards(settings: Settings) -> None:

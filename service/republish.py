@@ -14,8 +14,8 @@ from datetime import datetime
 import asyncpg
 import msgspec
 
-from streams.events import publication
 from streams.connection import Client
+from streams.events import publication
 from streams.names import Keys
 
 PAGE = 1000

@@ -14,9 +14,9 @@ import asyncpg
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
 from actors import messages as m
+from actors.bus import CommandBus
 from common.clock import Clock, utcnow
 from common.clock_offset import ClockOffset
-from actors.bus import CommandBus
 
 log = logging.getLogger(__name__)
 RESEND_AFTER_S = 30.0  # a command still unapplied after this long is sent again (dedupe makes it safe)

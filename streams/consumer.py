@@ -1,6 +1,7 @@
-"""A consumer group's side of a stream, written once for every reader (the actors on the command partitions, the
-webhooks dispatcher on the events stream): make the group, read new entries, claim what a dead or earlier consumer
-left pending, acknowledge, and tell a lost group or an unblocked read from other errors."""
+"""A consumer group's side of a stream, written once for every reader (the actors on the command partitions,
+streams/reader.py on the events stream): make the group, read new entries, claim what a dead or earlier consumer
+left pending, read again what this one left unacknowledged, acknowledge, and tell a lost group or an unblocked read
+from other errors."""
 
 from __future__ import annotations
 
@@ -77,6 +78,11 @@ class Consumer:
                                                   count=count, consumername=self.name)
         handed = {p["message_id"]: p["times_delivered"] for p in pending}
         return [Entry(stream, e, f, handed.get(e, 1)) for e, f in entries]
+
+    async def unacknowledged(self, stream: str, count: int) -> list[Entry]:
+        """What this consumer read and has not acknowledged, oldest first (an entry deleted meanwhile left out)."""
+        found = await self.redis.xreadgroup(self.group, self.name, {stream: "0"}, count=count)
+        return [Entry(*entry) for entry in stream_entries(found) if entry[2]]
 
     def ack_call(self, stream: str, entry_ids: list[bytes]) -> tuple:
         """The acknowledgement as a call for a pipeline (streams.pipeliner), sent with others."""

@@ -9,11 +9,10 @@ import asyncio
 import contextlib
 import logging
 import time
-
-import msgspec
-
 from collections.abc import Callable
 from typing import Any
+
+import msgspec
 
 from streams import buckets
 from streams.connection import Client, blocking_reader, close_reader, is_cluster, stream_entries

@@ -26,7 +26,7 @@ from chain_watchers.registry import Network, Stablecoin
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 GANACHE = ROOT / "tests" / "chain" / "node" / "node_modules" / ".bin" / "ganache"
-ARTIFACT = json.loads((ROOT / "contracts" / "PaymentToken.json").read_text())
+ARTIFACT = json.loads((pathlib.Path(__file__).parent / "contracts" / "PaymentToken.json").read_text())
 CHAIN_ID = 1337  # ganache's own default, as wallets know it
 SLUG = "ganache"
 CONFIRMATIONS = 3
@@ -120,12 +120,14 @@ class WsProxy:
 
     node_url: str
     connections: int = 0  # connections accepted so far
+    refused: int = 0  # connections refused while down
     _open: set = field(default_factory=set)
     _down: bool = False
 
     def app(self) -> web.Application:
         async def forward(request: web.Request) -> web.StreamResponse:
             if self._down:
+                self.refused += 1
                 return web.Response(status=503, text="down")
             client = web.WebSocketResponse()
             await client.prepare(request)

@@ -14,12 +14,13 @@ import redis.asyncio as aioredis
 from aiohttp.test_utils import TestServer
 from cryptography.fernet import Fernet
 
+from accounts import merchants
 from actors.worker import Worker
-from common import config, db, db_roles, merchants
+from common import config, db, db_roles
 from common.secrets import Vault
 from streams.names import Keys
-from tests.support import mailbox
 from testkit.signed import Signed
+from tests.support import mailbox
 from tests.support.clock import MovableClock
 from web.app import init_app
 

@@ -10,12 +10,13 @@ import secrets
 from aiohttp import web
 
 from actors.bus import CommandBus
-from common import wiring
+from common import lifecycle
 from common.clock import Clock, utcnow
 from common.config import Settings
 from common.secrets import derived_keys
 from web.api import card_provider, openapi, routes
-from web.dashboard import app_keys, routes as dashboard_routes
+from web.dashboard import app_keys
+from web.dashboard import routes as dashboard_routes
 from web.edge import dashboard_site, health, metrics, rate_limits, request_ids
 from web.edge.app_state import CONTEXT, ONE_COMMAND, Context
 from web.edge.auth import signature_middleware
@@ -26,7 +27,7 @@ from web.pages import routes as page_routes
 log = logging.getLogger(__name__)
 
 
-async def _start(wired: wiring.Wired, context: Context, stop: asyncio.Event) -> None:
+async def _start(wired: lifecycle.Wired, context: Context, stop: asyncio.Event) -> None:
     """Load what needs PostgreSQL once it answers, then keep the clock measured against Redis's until `stop`."""
     async def load() -> None:
         context.loaded = await derived_keys(wired.pool, wired.vault)
@@ -49,7 +50,7 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
     app.on_response_prepare.append(request_ids.add_header)
 
     async def resources(app: web.Application):
-        async with wiring.opened(settings, pool_max=20, redis_connections=200) as wired:
+        async with lifecycle.opened(settings, pool_max=20, redis_connections=200) as wired:
             bus = CommandBus(wired.redis, wired.keys, f"web-{secrets.token_hex(6)}", settings.reply_timeout_s)
             await bus.start()
             offset = wired.clock("web")
@@ -60,7 +61,7 @@ def init_app(settings: Settings, clock: Clock = utcnow) -> web.Application:
             # Usually both answer at once and the process is ready as it starts listening; otherwise it listens
             # meanwhile, and answers 503 until they do.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(asyncio.shield(starting), wiring.PROBE_TIMEOUT_S)
+                await asyncio.wait_for(asyncio.shield(starting), lifecycle.PROBE_TIMEOUT_S)
             try:
                 yield
             finally:

@@ -11,23 +11,21 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import functools
 import logging
-import os
-import secrets
-import socket
 from datetime import datetime, timedelta
 
 import asyncpg
 import msgspec
-from redis.exceptions import ResponseError
 
 from actors.publication import PublicEvent
 from common import faults, metrics
 from common.clock import Clock, utcnow
 from common.secrets import Vault
 from streams.connection import Client
-from streams.consumer import Consumer, lost_group, unblocked
+from streams.consumer import Entry
 from streams.names import WEBHOOKS_GROUP, Keys
+from streams.reader import Reader
 from webhooks import endpoints, outcomes, schedule, store
 from webhooks.events import from_public
 from webhooks.sender import Attempt, Job, Sender
@@ -67,8 +65,9 @@ class Dispatcher:
         settings = settings or WebhookSettings()
         self.pool, self.redis, self.keys, self.vault, self.hooks = pool, redis, keys, vault, hooks or DispatchHooks()
         self.settings, self.clock, self.jitter = settings, clock, jitter
-        name = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-        self.consumer = Consumer(redis, group, name)
+        self.reader = Reader(redis, keys.events, group, self._ingest, batch=settings.batch,
+                             reclaim_idle_ms=settings.reclaim_idle_ms, name=consumer, away=faults.READING,
+                             report=functools.partial(faults.report, log, "webhooks: reading events", then="retrying"))
         self.sender = Sender(settings.timeout_s, clock)
         self._lanes: dict[str, Lane] = {}
         self._held: set[str] = set()    # deliveries queued or in flight here: never claimed twice
@@ -86,7 +85,7 @@ class Dispatcher:
 
     async def start(self, from_id: str = "0") -> None:
         """From the stream's start by default: the endpoints' creation times decide what is theirs."""
-        await self.consumer.ensure(self.keys.events, from_id)
+        await self.reader.start(from_id)
         await self.sender.start()
         self._writer = asyncio.create_task(self._write_loop())
 
@@ -113,53 +112,33 @@ class Dispatcher:
         await self.sender.close()
 
     async def run(self, stop: asyncio.Event) -> None:
-        reclaimed = False
-        while not stop.is_set():
-            try:
-                if not reclaimed:  # what a dead consumer left, first: retried like a read when a dependency fails
-                    await self.reclaim()
-                    reclaimed = True
-                await self.consume(block_ms=500)
-            except ResponseError as exc:
-                if unblocked(exc):  # its node became a replica (a failover): read again
-                    continue
-                if not lost_group(exc):
-                    raise
-                # Redis lost its data (a restart without persistence): read the new stream from its start.
-                log.warning("webhooks: the events stream lost its consumer group; making it again")
-                await self.consumer.ensure(self.keys.events, "0")
-            except (*faults.UNAVAILABLE, asyncpg.PostgresError) as exc:
-                faults.report(log, "webhooks: reading events", exc, "retrying")
-                await asyncio.sleep(0.5)
+        await self.reader.run(stop)
 
     # Reading the stream
 
     async def consume(self, block_ms: int = 0) -> int:
         """One read of new stream entries; returns how many deliveries it started."""
-        found = await self.consumer.read(self.redis, [self.keys.events], self.settings.batch, block_ms)
-        return await self._ingest([(e.entry_id, e.fields) for e in found]) if found else 0
+        return await self.reader.consume(block_ms)
 
     async def reclaim(self) -> int:
         """Entries a dead consumer read but never acknowledged (its deliveries may not exist yet)."""
-        claimed = await self.consumer.claim(self.keys.events, self.settings.batch, self.settings.reclaim_idle_ms)
-        return await self._ingest([(e.entry_id, e.fields) for e in claimed]) if claimed else 0
+        return await self.reader.reclaim()
 
-    async def _ingest(self, entries: list[tuple[bytes, dict]]) -> int:
+    async def _ingest(self, entries: list[Entry]) -> int:
         events: dict[str, store.Published] = {}
-        for entry_id, fields in entries:
+        for entry in entries:
             try:
-                public = _decode_public(fields[b"e"])
+                public = _decode_public(entry.fields[b"e"])
             except (KeyError, msgspec.DecodeError):
-                log.error("webhooks: skipping undecodable event entry %s", entry_id)
+                log.error("webhooks: skipping undecodable event entry %s", entry.entry_id)
                 continue
-            request_id = fields.get(b"request_id")
+            request_id = entry.fields.get(b"request_id")
             events[public.id] = store.Published(from_public(public), public.merchant_id,
                                                 datetime.fromisoformat(public.created_at), public.order_id,
                                                 request_id.decode(errors="replace") if request_id else None)
         async with self.pool.acquire() as conn:
             rows = await self._fan_out(conn, list(events.values())) if events else []
-            self.hooks.before_ack()
-            await self.consumer.ack(self.keys.events, [entry_id for entry_id, _ in entries])
+            self.hooks.before_ack()  # the reader acknowledges the entries once they are handled
             return await self._admit(conn, rows)
 
     async def _fan_out(self, conn, events: list[store.Published]) -> list[asyncpg.Record]:

@@ -74,8 +74,8 @@ async def _replayed(conn: asyncpg.Connection, wanted: dict[str, int]) -> dict[st
     for r in rows:
         event = schema.event(r["data"], r["schema"])
         state = evolve(None if r["seq"] == 1 else state, event)
-        # Before migration 011 an event's transition was not recorded with it: these report the status right after
-        # each event (docs/webhooks.md, `order_status`).
+        # No transition is on record with these events: each says the status right after itself (docs/webhooks.md,
+        # `order_status`).
         rendered[r["event_id"]] = from_public(publish(r["event_id"], r["seq"], event, state, state.status))
     return rendered
 
@@ -100,7 +100,7 @@ def _envelope(row, replayed: dict[str, Event]) -> Event:
     if row["public"] is not None:
         return _decode_published(row["public"])  # as published: the same envelope its webhooks carried
     if row["order_id"] is not None:
-        return replayed[row["event_id"]]  # recorded before events kept their public form (migration 011)
+        return replayed[row["event_id"]]  # no public bytes of its own: rendered by replay
     return Event(id=row["event_id"], type=row["type"], created_at=iso(row["created_at"]), livemode=row["livemode"],
                  data=msgspec.json.decode(row["data"]))
 

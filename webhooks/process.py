@@ -5,15 +5,15 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from common import faults, logs, probes, wiring
+from common import faults, lifecycle, logs, probes
 from common.config import Settings
 from common.mail import Mailer
 from common.sweeps import Sweeps
 from notify.notifier import Notifier
+from notify.receipt_mailer import ReceiptMailer
 from streams.names import NOTIFICATIONS_GROUP, WEBHOOKS_GROUP
 from webhooks import settings as webhook_settings
 from webhooks.dispatcher import Dispatcher, DispatchHooks
-from webhooks.receipt_mail import ReceiptMailer
 
 log = logging.getLogger(__name__)
 RECLAIM_EVERY_S = 2.0
@@ -39,7 +39,7 @@ async def serve(settings: Settings, stop: asyncio.Event, hooks: DispatchHooks | 
                 dashboard_url: str = "") -> None:
     """The dispatcher, and the staff notifier beside it, whose mails link to the dashboard at `dashboard_url`."""
     knobs = webhook_settings.load()
-    async with wiring.opened(settings, pool_max=6) as wired:
+    async with lifecycle.opened(settings, pool_max=6) as wired:
         dispatcher = Dispatcher(wired.pool, wired.redis, wired.keys, wired.vault, knobs, hooks=hooks)
         # The staff notifier is this process's second role: a consumer group of its own on the same stream.
         notifier = Notifier(wired.pool, wired.redis, wired.keys, Mailer.configured(settings), dashboard_url)

@@ -4,7 +4,6 @@ sees their own sales only, and bad input names its field and writes nothing."""
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-
 from urllib.parse import urlsplit
 
 import pytest

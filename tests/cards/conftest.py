@@ -14,9 +14,9 @@ from cards.refunds import Sender
 from service.embedded import start_localstripe
 from tests.cards.support import CardMerchant
 from tests.conftest import running
+from tests.dashboard.conftest import staff  # noqa: F401  (a staff user of a fresh merchant)
 from tests.e2e.conftest import browser, context, merchant_site, page  # noqa: F401  (Chromium, the shop's site)
 from tests.webhooks.conftest import dispatcher, receiver  # noqa: F401  (the merchant's webhook endpoint)
-from tests.dashboard.conftest import staff  # noqa: F401  (a staff user of a fresh merchant)
 
 
 @pytest.fixture(scope="session")

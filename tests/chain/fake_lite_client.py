@@ -14,7 +14,13 @@ from pytoniq_core import Address, Cell, VmStack, begin_cell
 from pytoniq_core.crypto.crc import crc16
 from pytoniq_core.tl.block import BlockIdExt
 from pytoniq_core.tlb.account import (
-    Account, AccountState, AccountStorage, StateInit, StorageExtraInfo, StorageInfo, StorageUsed,
+    Account,
+    AccountState,
+    AccountStorage,
+    StateInit,
+    StorageExtraInfo,
+    StorageInfo,
+    StorageUsed,
 )
 from pytoniq_core.tlb.block import CurrencyCollection
 

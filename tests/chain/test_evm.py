@@ -16,7 +16,7 @@ from chain_watchers.registry import load_registry
 
 from .contract import AdapterContract, Sent
 
-ARTIFACT = json.loads((pathlib.Path(__file__).parents[2] / "contracts" / "TestUSD.json").read_text())
+ARTIFACT = json.loads((pathlib.Path(__file__).parents[2] / "testkit" / "contracts" / "TestUSD.json").read_text())
 GAS = 200_000  # set explicitly so web3 does not estimate gas, which would refuse a reverting call before sending it
 
 

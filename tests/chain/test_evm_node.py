@@ -19,9 +19,9 @@ from chain_watchers.base import TokenTransfer
 from chain_watchers.clients import open_adapter
 from chain_watchers.evm import EvmAdapter
 from chain_watchers.registry import Stablecoin
+from testkit.evm_node import CONFIRMATIONS, Chain, Proxy, network, node_behind_proxy
 
 from .contract import AdapterContract, Sent
-from testkit.evm_node import CONFIRMATIONS, Chain, Proxy, network, node_behind_proxy
 
 
 class GanacheWorld:

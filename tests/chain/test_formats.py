@@ -1,4 +1,4 @@
-"""Address and transaction-hash formats per family (SPEC 4.1 rule 4): one row per case, valid and invalid."""
+"""Address and transaction-hash formats per family (docs/spec.md §4.1 rule 4): one row per case, valid and invalid."""
 
 from __future__ import annotations
 

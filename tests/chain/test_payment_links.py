@@ -24,8 +24,8 @@ from chain_watchers.references import reference
 from chain_watchers.ton import TonAdapter
 from tests.e2e.support import receive_addresses
 from tests.integration.helpers import QUICK
-from web.reads.networks import registry
 from web.pages.quotes import quotes
+from web.reads.networks import registry
 
 NODE_DIR = Path(__file__).parent / "node"
 LIVE = ("ethereum", "bsc", "polygon", "solana", "tron", "ton")

@@ -12,7 +12,7 @@ from pathlib import Path
 import aiohttp
 from aiohttp import web
 
-from common import merchants
+from accounts import merchants
 from common.secrets import Vault
 from tests.conftest import REDIS_URL
 from tests.support.processes import deployment

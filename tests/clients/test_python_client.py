@@ -11,7 +11,6 @@ import json
 
 import httpx
 import pytest
-
 from service_client import (
     OPERATIONS,
     Client,
@@ -19,10 +18,11 @@ from service_client import (
     DecodeError,
     InvalidRequestError,
     WebhookVerificationError,
+    retries,
     verify_webhook,
 )
-from service_client import retries
 from service_client.operations import covered
+
 from tests.clients import python_runner
 from tests.clients.harness import load_cases
 

@@ -13,7 +13,6 @@ from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
-
 from service_client import (
     AsyncClient,
     Client,

@@ -92,7 +92,8 @@ def samples() -> dict[str, dict]:
     for order_id in ("ord_a", "ord_b", "ord_c", "ord_d"):
         order = None
         for n, cmd in enumerate(_scenario(order_id)):
-            for k, (event, order, order_status) in enumerate(transition(order, decide(order, cmd))):
+            moves = transition(order, decide(order, cmd))
+            for k, (event, order, order_status) in enumerate(moves):
                 public = publish(f"evt_{order_id}_{n}_{k}", order.version, event, order, order_status)
                 envelope = {"id": public.id, "type": public.type, "created_at": public.created_at,
                             "livemode": public.livemode, "data": public.data}

@@ -1,5 +1,6 @@
 """Fixtures of the dashboard tests: the e2e suite's browser, context and page (Debian's Chromium, clipboard allowed
-on the app's origin), staff users of fresh merchants, and a cookie-keeping HTTP client."""
+on the app's origin), staff users of fresh merchants, a cookie-keeping HTTP client, and users of each role signed in
+over it."""
 
 from __future__ import annotations
 
@@ -39,3 +40,21 @@ async def clients():
 def screenshots():
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+@pytest.fixture
+async def signed_in_as(stack):
+    """A user of the given role of the same merchant as `staff`, signed in over plain HTTP."""
+    opened = []
+
+    async def sign_in(staff, role: str) -> Http:
+        user = await make_staff(stack, staff.client, role=role) if role != "owner" else staff
+        client = Http(staff.dashboard)
+        opened.append(client)
+        status, _, _ = await client.sign_in(user)
+        assert status == 303
+        return client
+
+    yield sign_in
+    for client in opened:
+        await client.close()

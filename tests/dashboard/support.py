@@ -12,7 +12,7 @@ import zxingcpp
 from PIL import Image
 from playwright.async_api import Locator, Page, expect
 
-from common import users
+from accounts import users
 from testkit.signed import Signed
 
 PASSWORD = "correct horse battery staple"

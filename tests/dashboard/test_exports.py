@@ -9,10 +9,10 @@ import re
 from datetime import datetime, timedelta
 
 from tests.dashboard.support import sign_in
-from tests.dashboard.test_roles import signed_in_as  # noqa: F401
 from tests.dashboard.test_orders_list import listed
 from tests.integration.helpers import pay, quick
 from tests.integration.test_refunds_api import merchant_refund
+
 
 def day(text: str, days: int = 0) -> str:
     return (datetime.fromisoformat(text) + timedelta(days=days)).date().isoformat()

@@ -8,7 +8,7 @@ import re
 import msgspec
 import pytest
 
-from common import users
+from accounts import users
 from tests.conftest import running
 from tests.dashboard.support import Http, make_staff
 from tests.support.processes import free_port

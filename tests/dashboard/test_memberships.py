@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from playwright.async_api import expect
 
-from common import users
+from accounts import users
 from tests.conftest import owner_transaction
 from tests.dashboard.support import PASSWORD, SIZES, Http, make_staff
 from web.edge import staff_sessions

@@ -1,5 +1,5 @@
-"""The Issue Refund dialog (SPEC 1): execute now creates an APPROVED refund and opens its execution screen; send
-link mints a dashboard token (24 h) whose URL is copied and shown as a QR code."""
+"""The Issue Refund dialog (docs/spec.md §1): execute now creates an APPROVED refund and opens its execution screen;
+send link mints a dashboard token (24 h) whose URL is copied and shown as a QR code."""
 
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ async def test_send_link_mints_a_dashboard_token_whose_copied_url_and_qr_are_the
     assert (minted["status"], minted["amount"], minted["source"], minted["metadata"]) == (
         "ACTIVE", "6.00", "dashboard", {"reason": "goodwill"})
     lifetime = datetime.fromisoformat(minted["expires_at"].replace("Z", "+00:00")) - stack.clock()
-    assert 86390 <= lifetime.total_seconds() <= 86400  # SPEC 8: 24 hours from the dashboard
+    assert 86390 <= lifetime.total_seconds() <= 86400  # docs/spec.md §8: 24 hours from the dashboard
     created = await stack.pool.fetchval("SELECT data->>'source' FROM events WHERE order_id = $1"
                                         " AND type = 'refund_request.created'", order_id)
     assert created == "dashboard"

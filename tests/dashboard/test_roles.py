@@ -41,24 +41,6 @@ TABLE = [(role, route, statuses[n]) for route, statuses in ROUTES.items()
          for n, role in enumerate(("owner", "manager", "cashier"))]
 
 
-@pytest.fixture
-async def signed_in_as(stack):
-    """A user of the given role of the same merchant as `staff`, signed in over plain HTTP."""
-    opened = []
-
-    async def sign_in(staff, role: str) -> Http:
-        user = await make_staff(stack, staff.client, role=role) if role != "owner" else staff
-        client = Http(staff.dashboard)
-        opened.append(client)
-        status, _, _ = await client.sign_in(user)
-        assert status == 303
-        return client
-
-    yield sign_in
-    for client in opened:
-        await client.close()
-
-
 @pytest.mark.parametrize(("role", "route", "status"), TABLE)
 async def test_role_and_route_to_status(stack, staff, signed_in_as, role, route, status):
     ids = await first_merchants_things(staff)

@@ -1,5 +1,5 @@
-"""The execution screen on each network family (SPEC 4.1 rule 6), and screenshots of the pages people look at, at a
-desktop and a phone width, saved to artifacts/screenshots/dashboard/."""
+"""The execution screen on each network family (docs/spec.md §4.1 rule 6), and screenshots of the pages people look
+at, at a desktop and a phone width, saved to artifacts/screenshots/dashboard/."""
 
 from __future__ import annotations
 
@@ -11,8 +11,8 @@ from tests.dashboard.support import SIZES, decode_qr, sign_in
 from tests.e2e.support import console_errors, receive_addresses
 from tests.integration.helpers import pay, quick
 from web.api import chain_inputs
-from web.reads import networks
 from web.dashboard import details
+from web.reads import networks
 
 CUSTOMER = receive_addresses("customer")
 FAMILIES = {"evm": "sepolia", "solana": "solana-devnet", "tron": "tron-nile", "ton": "ton-testnet"}

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from playwright.async_api import expect
 
-from common import merchants
+from accounts import merchants
 from tests.dashboard.support import sign_in
 from tests.e2e.support import receive_addresses
 from tests.integration.test_refunds_api import paid_order

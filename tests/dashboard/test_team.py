@@ -8,7 +8,7 @@ import html
 import re
 from urllib.parse import urlsplit
 
-from common import users
+from accounts import users
 from tests.dashboard.support import Http, make_staff
 
 _LINK = re.compile(r'id="invitation-url" value="([^"]+)"')

@@ -11,9 +11,9 @@ import sys
 
 import pytest
 
-from common import users
-from web.edge.app_state import CONTEXT
+from accounts import users
 from web.dashboard.html import HEADERS
+from web.edge.app_state import CONTEXT
 
 CLI = [sys.executable, "-m", "service", "users", "create"]
 

@@ -11,7 +11,7 @@ import json
 from playwright.async_api import expect
 
 from tests.dashboard.support import SCREENSHOTS, sign_in
-from tests.dashboard.test_roles import _session_csrf, signed_in_as  # noqa: F401
+from tests.dashboard.test_roles import _session_csrf
 from tests.webhooks.conftest import dispatcher, receiver  # noqa: F401
 
 

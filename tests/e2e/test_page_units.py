@@ -9,12 +9,12 @@ import pytest
 
 from actors.state import Order, OrderStatus, Session, SessionStatus
 from chain_watchers.registry import parse_registry
+from tests.e2e.support import receive_addresses
 from web import i18n
-from web.reads.networks import registry
 from web.pages.quotes import quotes, reference
 from web.pages.session import Attempt
 from web.pages.status import state, status_json
-from tests.e2e.support import receive_addresses
+from web.reads.networks import registry
 
 NOW = datetime(2026, 1, 1, 12, tzinfo=timezone.utc)
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from eth_abi import decode
 from web3 import Web3
 
-from tests.e2e.support import SEPOLIA_USDC
 from tests.e2e.site import SIGNED_HASH
+from tests.e2e.support import SEPOLIA_USDC
 
 BASE_SEPOLIA_USDC = "0x036CbD53842c5426634e7929541eC2318f3dCF7e"
 WALLET = "0x" + "12" * 20

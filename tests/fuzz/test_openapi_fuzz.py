@@ -9,18 +9,19 @@ from __future__ import annotations
 
 import json
 import os
-from collections import Counter
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from collections import Counter
 
 import asyncpg
 import pytest
 import requests
 import schemathesis
-from hypothesis import HealthCheck, settings as hypothesis_settings
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 from schemathesis.checks import not_a_server_error
 from schemathesis.specs.openapi.checks import content_type_conformance, response_schema_conformance
 

@@ -7,9 +7,9 @@ from datetime import timedelta
 
 import redis.asyncio as aioredis
 
+from actors.bus import CommandBus
 from service.scheduler import Timers
 from streams.names import Keys
-from actors.bus import CommandBus
 
 QUICK = "/b2b/v1/checkout-sessions/quick"
 USDT = "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0"  # on sepolia: test mode pays on test networks only

@@ -10,7 +10,7 @@ import os
 import subprocess
 import sys
 
-from common import audit
+from accounts import audit
 from testkit.signed import Signed
 from tests.integration.helpers import quick
 

@@ -1,4 +1,4 @@
-"""SPEC 5 signature scheme: each refusal its own case, and the README's example accepted."""
+"""docs/spec.md §5 signature scheme: each refusal its own case, and the README's example accepted."""
 
 from __future__ import annotations
 

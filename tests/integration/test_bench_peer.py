@@ -16,12 +16,12 @@ import msgspec
 import pytest
 from aiohttp.test_utils import TestServer
 
+from accounts.merchants import create
 from bench.peer import MODES, init_peer
 from common.ids import random_id
-from common.merchants import create
+from testkit.signed import Signed
 from tests.conftest import RUNTIME_ROLE, owner_url
 from tests.integration.helpers import QUICK, USDT, pay, quick
-from testkit.signed import Signed
 
 REFUND_TO = "0x1111111111111111111111111111111111111111"
 

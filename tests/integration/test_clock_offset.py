@@ -15,6 +15,7 @@ from streams.names import Keys
 from tests.conftest import REDIS_URL
 from tests.support.metrics import probe, scrape, value
 from tests.support.processes import created, deployment, free_port, until_answered
+from tests.support.waiting import until
 
 CLIENTS, EACH = 16, 12
 
@@ -23,6 +24,11 @@ def libfaketime(shift: str) -> tuple[str, ...]:
     """Debian's libfaketime under the process itself: `env` execs it, where the `faketime` script would fork it and
     a stop would reach the script alone, leaving the worker running."""
     return ("env", "LD_PRELOAD=/usr/$LIB/faketime/libfaketime.so.1", f"FAKETIME={shift}")
+
+
+async def _clock_named(http: aiohttp.ClientSession, url: str) -> bool:
+    status, body = await probe(http, url + "/readyz")
+    return status == 503 and body["checks"]["clock"] != "ok"
 
 
 @pytest.mark.parametrize("shift", ["-600s", "+600s"])
@@ -34,7 +40,10 @@ async def test_a_worker_whose_clock_is_off_serves_nothing_and_no_request_fails(s
                           wrap={"actors-off": libfaketime(shift)}) as (procs, client, _pool), \
             aiohttp.ClientSession() as http:
         assert (await probe(http, f"http://127.0.0.1:{off_port}/healthz"))[0] == 200
-        await asyncio.sleep(2)  # a lease refresh or two
+        # Readiness names the clock once the worker has measured it, which its lease keeper does before each lease
+        # refresh: the first refresh has been refused.
+        await until(lambda: _clock_named(http, f"http://127.0.0.1:{off_port}"), "the skewed worker's first refresh",
+                    timeout=30)
         procs.start("actors", "actors")
         await until_answered(client)
         failed: list[tuple[int, dict | None]] = []

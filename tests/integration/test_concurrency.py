@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 
-
 from actors import store
 from actors.order import replay
 from tests.integration.helpers import order, pay, quick

@@ -17,13 +17,14 @@ import asyncpg
 import pytest
 from aiohttp.test_utils import TestServer
 
-from common import db, merchants
+from accounts import merchants
+from common import db
 from common.secrets import Vault
 from streams.names import Keys
-from tests.conftest import database
-from tests.support import crashing
-from tests.integration.helpers import USDT
 from testkit.signed import Signed
+from tests.conftest import database
+from tests.integration.helpers import USDT
+from tests.support import crashing
 from web.app import init_app
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))

@@ -11,10 +11,10 @@ from decimal import Decimal
 
 import pytest
 
+from testkit.signed import Signed
 from tests.integration.helpers import pay, quick
 from tests.integration.test_refund_requests_api import Buyer, minted
 from tests.integration.test_refunds_api import DEST, merchant_refund, paid_order
-from testkit.signed import Signed
 
 HOUR = 3600
 

@@ -17,9 +17,9 @@ from pathlib import Path
 import aiohttp
 
 from chain_watchers.registry import load_registry
+from testkit.signed import Signed
 from tests.integration import library_readmes
 from tests.integration.test_dev import _ready, _start
-from testkit.signed import Signed
 from tests.support.processes import QUICK, free_port
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,9 +8,9 @@ import pytest
 from yarl import URL
 
 from actors import messages as m
+from actors.bus import CommandBus
 from common.clock import utcnow
 from common.ids import random_id
-from actors.bus import CommandBus
 from tests.integration.helpers import QUICK, pay, quick
 
 DEEP = 10_000

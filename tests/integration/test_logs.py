@@ -12,7 +12,7 @@ from pathlib import Path
 
 import aiohttp
 
-from common import users
+from accounts import users
 from tests.conftest import REDIS_URL
 from tests.integration.helpers import QUICK, pay
 from tests.integration.test_refunds_api import DEST

@@ -11,8 +11,8 @@ import msgspec
 import pytest
 from cryptography.fernet import Fernet, InvalidToken
 
+from accounts.merchants import ApiKey
 from common import db
-from common.merchants import ApiKey
 from common.secrets import Vault
 from tests.conftest import RUN, database, running
 from web.edge.key_cache import MAX_ENTRIES, KeyCache

@@ -3,10 +3,8 @@ own (the webhook and watcher metrics are tested beside their fixtures, in tests/
 
 from __future__ import annotations
 
-import asyncio
 import os
 import secrets
-import time
 
 import aiohttp
 import asyncpg

@@ -5,8 +5,10 @@ from __future__ import annotations
 import secrets
 
 import asyncpg
+import msgspec
 import pytest
 
+from actors.messages import Reply
 from common import db
 from tests.conftest import ADMIN_URL
 
@@ -43,29 +45,30 @@ async def test_upgrade_seeds_order_numbers_and_keeps_pending_events(old_database
             "INSERT INTO orders (order_id, merchant_id, livemode, order_number, status, state, version, created_at,"
             " updated_at) VALUES ($1, $2, $3, $4, 'PENDING', '{}', 1, now(), now())", order_id, merchant_id, livemode, number)
     await conn.execute("INSERT INTO outbox (event_id, payload) VALUES ('evt_pending', '{\"id\": \"evt_pending\"}')")
+    await conn.execute("INSERT INTO events (event_id, order_id, seq, type, merchant_id, livemode, data, created_at)"
+                       " VALUES ('evt_pending', 'ord_a', 2, 'order.canceled', 'mer_1', false, '{}', now())")
 
     assert await db.migrate(url) == [p.name for p in sorted(db.MIGRATIONS.glob("*.sql")) if p.name >= BEFORE_BATCH_OUTBOX]
 
     numbers = {(r["merchant_id"], r["livemode"]): r["last"] for r in await conn.fetch("SELECT * FROM order_numbers")}
     assert numbers == {("mer_1", False): 1042, ("mer_1", True): 1001, ("mer_2", False): 1007}
-    row = await conn.fetchrow("SELECT batch_id, payloads FROM outbox")
-    assert (row["batch_id"], row["payloads"]) == ("evt_pending", [b'{"id": "evt_pending"}'])
+    row = await conn.fetchrow("SELECT batch_id, event_ids FROM outbox")
+    assert (row["batch_id"], row["event_ids"]) == ("evt_pending", ["evt_pending"])
+    # The event keeps the bytes it was held with: the outbox sweep publishes them from there.
+    assert await conn.fetchval("SELECT public FROM events WHERE event_id = 'evt_pending'") == b'{"id": "evt_pending"}'
 
 
-async def _lz4_available(conn: asyncpg.Connection) -> bool:
-    try:
-        await conn.execute("CREATE TEMP TABLE lz4_probe (v text COMPRESSION lz4)")
-        return True
-    except asyncpg.FeatureNotSupportedError:
-        return False
 
-
-async def test_outbox_payloads_are_compressed_with_lz4_where_the_server_has_it(old_database):
+async def test_upgrade_has_answers_that_hold_a_view_name_its_version_instead(old_database):
     url, conn = old_database
+    held = b'{"command_id":"cmd_held","ok":true,"state":{"order_id":"ord_a","status":"PAID","version":3},"error":null}'
+    refused = b'{"command_id":"cmd_refused","ok":false,"state":null,"error":{"status":409,"code":"x","message":"y"}}'
+    for command_id, reply in [("cmd_held", held), ("cmd_refused", refused)]:
+        await conn.execute("INSERT INTO commands (command_id, order_id, request_hash, reply) VALUES ($1, 'ord_a', '', $2)",
+                           command_id, reply)
     await db.migrate(url)
-    method = await conn.fetchval(
-        "SELECT attcompression FROM pg_attribute WHERE attrelid = 'outbox'::regclass AND attname = 'payloads'")
-    assert method == (b"l" if await _lz4_available(conn) else b"\0")  # "char": \0 is the default, pglz
-    payloads = [secrets.token_hex(2000).encode() for _ in range(4)]  # well past the TOAST threshold
-    await conn.execute("INSERT INTO outbox (batch_id, payloads) VALUES ('evt_big', $1)", payloads)
-    assert await conn.fetchval("SELECT payloads FROM outbox WHERE batch_id = 'evt_big'") == payloads
+    answers = {r["command_id"]: (bytes(r["reply"]), r["version"])
+               for r in await conn.fetch("SELECT command_id, reply, version FROM commands")}
+    # As the commit records an answer holding the view today (actors/outcomes.py, Outcome.recorded).
+    assert answers == {"cmd_held": (msgspec.json.encode(Reply(command_id="cmd_held", ok=True)), 3),
+                       "cmd_refused": (refused, None)}

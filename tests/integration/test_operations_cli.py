@@ -18,6 +18,7 @@ import pytest
 from streams.names import ACTORS_GROUP, Keys
 from tests.integration.helpers import quick
 from tests.support.commands import create_order, make_core_raise
+from tests.support.waiting import until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -88,15 +89,29 @@ async def test_dead_letters_listed_shown_retried_once_fixed_and_dropped(stack, s
     dead_id = await redis.xadd(keys.dead_letters, {"stream": keys.commands(keys.partition_of(command.command.order_id)),
                                                    "entry_id": "1-0", "command_id": command.command_id,
                                                    "deliveries": "1", "error": "copy", "m": command_bytes(command)})
-    code, _ = service(settings, settings.redis_prefix, settings.partitions, "deadletters", "retry", dead_id.decode())
+    code, out = service(settings, settings.redis_prefix, settings.partitions, "deadletters", "retry", dead_id.decode(),
+                        "--json")
     assert code == 0
-    await asyncio.sleep(1)
+    stream, entry_id = keys.commands(keys.partition_of(command.command.order_id)), json.loads(out)["entry_id"]
+    await until(lambda: _acknowledged(redis, stream, entry_id), "the actors finish the retried copy")
     assert await stack.pool.fetchval("SELECT count(*) FROM events WHERE order_id = $1", command.command.order_id) == 2
 
     dead_id = await redis.xadd(keys.dead_letters, {"stream": "x", "error": "to drop"})
     assert service(settings, settings.redis_prefix, settings.partitions, "deadletters", "drop", dead_id.decode())[0] == 0
     assert dead_id.decode() not in [d["id"] for d in await _letters(settings)]
     assert service(settings, settings.redis_prefix, settings.partitions, "deadletters", "drop", dead_id.decode())[0] == 1
+
+
+async def _acknowledged(redis, stream: str, entry_id: str) -> bool:
+    """Read by the actors' group and no longer pending: a worker has finished with the entry."""
+    [group] = [g for g in await redis.xinfo_groups(stream) if g["name"].decode() == ACTORS_GROUP]
+    read = _entry_order(group["last-delivered-id"].decode()) >= _entry_order(entry_id)
+    return read and not await redis.xpending_range(stream, ACTORS_GROUP, min=entry_id, max=entry_id, count=1)
+
+
+def _entry_order(entry_id: str) -> tuple[int, int]:
+    ms, seq = entry_id.split("-")
+    return int(ms), int(seq)
 
 
 def command_bytes(envelope) -> bytes:

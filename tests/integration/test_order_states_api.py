@@ -1,4 +1,4 @@
-"""SPEC 3.3 through the HTTP API: each stated move a case, with the events it records."""
+"""docs/spec.md §3.3 through the HTTP API: each stated move a case, with the events it records."""
 
 from __future__ import annotations
 
@@ -148,10 +148,10 @@ async def test_apscheduler_drives_the_expiry(stack, merchant):
 
     import redis.asyncio as aioredis
 
+    from actors.bus import CommandBus
     from common.clock import utcnow
     from service.scheduler import Timers, start
     from streams.names import Keys
-    from actors.bus import CommandBus
 
     order_id = (await quick(merchant, ttl_seconds=60))["order_id"]
     redis = aioredis.Redis.from_url(stack.settings.redis_url)

@@ -1,4 +1,4 @@
-"""Orders and sessions (SPEC 4.2): shapes, numbering, listing, Idempotency-Key, OpenAPI."""
+"""Orders and sessions (docs/spec.md §4.2): shapes, numbering, listing, Idempotency-Key, OpenAPI."""
 
 from __future__ import annotations
 

@@ -44,17 +44,19 @@ def own_keys(keys) -> Keys:
     return Keys(f"{keys.prefix}outbox-{secrets.token_hex(3)}:", keys.partitions)
 
 
-async def test_sweep_publishes_what_a_crash_left_in_the_outbox(stack, redis, own_keys):
+async def test_sweep_publishes_what_a_crash_left_in_the_outbox(stack, merchant, redis, own_keys):
     keys = own_keys
-    payloads = [msgspec.json.encode({"id": f"evt_left_behind_{n}", "type": "order.created"}) for n in range(2)]
-    await stack.pool.execute(
-        "INSERT INTO outbox (batch_id, payloads, created_at) VALUES ('evt_left_behind_0', $1, $2)",
-        payloads, utcnow() - timedelta(seconds=30))
+    created = await quick(merchant)
+    left = [r["event_id"] for r in await stack.pool.fetch(
+        "SELECT event_id FROM events WHERE order_id = $1 ORDER BY seq", created["order_id"])]
+    batch = f"evt_left_behind_{secrets.token_hex(3)}"
+    await stack.pool.execute("INSERT INTO outbox (batch_id, event_ids, created_at) VALUES ($1, $2, $3)",
+                             batch, left, utcnow() - timedelta(seconds=30))
     sweeper = Worker(stack.pool, redis, keys, "test-sweeper")
     try:
         assert await sweeper.outbox.sweep(min_age_s=5) >= 1  # with whatever else a killed worker left
-        assert {"evt_left_behind_0", "evt_left_behind_1"} <= await _stream_event_ids(redis, keys)
-        assert await stack.pool.fetchval("SELECT count(*) FROM outbox WHERE batch_id = 'evt_left_behind_0'") == 0
+        assert set(left) <= await _stream_event_ids(redis, keys)
+        assert await stack.pool.fetchval("SELECT count(*) FROM outbox WHERE batch_id = $1", batch) == 0
         assert await sweeper.outbox.sweep(min_age_s=5) == 0
     finally:
         await sweeper.crew.pipeliner.stop()
@@ -63,7 +65,7 @@ async def test_sweep_publishes_what_a_crash_left_in_the_outbox(stack, redis, own
 async def test_sweep_leaves_a_batch_still_being_published(stack, redis, own_keys):
     keys = own_keys
     await stack.pool.execute(
-        "INSERT INTO outbox (batch_id, payloads) VALUES ('evt_in_flight', $1)", [b'{"id": "evt_in_flight"}'])
+        "INSERT INTO outbox (batch_id, event_ids) VALUES ('evt_in_flight', ARRAY['evt_in_flight'])")
     sweeper = Worker(stack.pool, redis, keys, "test-sweeper")
     try:
         assert await sweeper.outbox.sweep(min_age_s=5) == 0

@@ -11,6 +11,7 @@ from types import SimpleNamespace
 
 import msgspec
 import pytest
+
 from streams.names import Keys
 from tests.conftest import running
 from tests.integration.helpers import expire_due, order, pay, until

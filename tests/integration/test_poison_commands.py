@@ -11,9 +11,9 @@ import pytest
 import redis.asyncio as aioredis
 
 from actors import messages as m
+from actors.bus import CommandBus
 from actors.worker import Worker
 from streams.names import ACTORS_GROUP, Keys
-from actors.bus import CommandBus
 from tests.support.commands import create_order, make_core_raise
 from tests.support.metrics import here, value
 

@@ -10,11 +10,11 @@ import secrets
 import msgspec
 import pytest
 
+from accounts.receipt_keys import receipt_url
 from common.mail import Mailer
-from common.receipt_keys import receipt_url
 from common.secrets import derived_keys
+from notify.receipt_mailer import ReceiptMailer
 from tests.integration.helpers import QUICK, pay, quick
-from webhooks.receipt_mail import ReceiptMailer
 
 USDT = "0xaA8E23Fb1079EA71e0a56F48a2aA51851D8433D0"
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import re
 
+from accounts.receipt_keys import receipt_url
 from common.secrets import derived_keys
 from tests.integration.helpers import QUICK, order, pay, quick, until
-from common.receipt_keys import receipt_url
 
 NETWORK_TX = "0x" + "ab" * 32
 

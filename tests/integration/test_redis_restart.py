@@ -40,7 +40,7 @@ class RedisServer:
                 try:
                     if await client.ping():
                         return
-                except Exception:
+                except Exception:  # noqa: BLE001 - not serving yet, whatever the client makes of it
                     await asyncio.sleep(0.05)
             raise AssertionError("redis-server did not start")
         finally:

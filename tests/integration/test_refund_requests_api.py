@@ -1,4 +1,4 @@
-"""Refund-request tokens through the API and the hosted pages: SPEC 3.2 rows, renderings, refusals."""
+"""Refund-request tokens through the API and the hosted pages: docs/spec.md §3.2 rows, renderings, refusals."""
 
 from __future__ import annotations
 
@@ -309,7 +309,7 @@ async def _canceled(stack, merchant, buyer, token):
     assert (await merchant.post(f"/b2b/v1/refund-requests/{token}/cancel"))[0] == 200
 
 
-# SPEC 3.2's rendering table: (state, setup, what the page shows, what it must not)
+# docs/spec.md §3.2's rendering table: (state, setup, what the page shows, what it must not)
 RENDERINGS = [
     ("ACTIVE", _active, 'data-testid="refund-form"', 'data-testid="refund-status-card"'),
     ("SUBMITTED", _submitted, 'data-testid="refund-status-card"', 'data-testid="refund-form"'),
@@ -408,7 +408,7 @@ async def _renew_row(stack, merchant, buyer, order_id, token):
     return (await merchant.post(f"/b2b/v1/refund-requests/{token}/renewal/approve"))[0]
 
 
-# SPEC 3.2 through HTTP and the hosted form: (row, trigger, status, token state, events of the trigger's tail)
+# docs/spec.md §3.2 through HTTP and the hosted form: (row, trigger, status, token state, events of the trigger's tail)
 TOKEN_ROWS = [
     ("none-mint-active", _mint_row, 201, None, ["refund_request.created"]),
     ("active-buyer-submits-submitted", _submit_row, 201, "SUBMITTED",

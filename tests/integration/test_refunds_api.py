@@ -1,4 +1,4 @@
-"""SPEC 3.1 through the HTTP API: each row a case with its events; refusals leave nothing written."""
+"""docs/spec.md §3.1 through the HTTP API: each row a case with its events; refusals leave nothing written."""
 
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ from urllib.parse import urlsplit
 
 import pytest
 
-from common import users
+from accounts import users
 from tests.dashboard.support import PASSWORD, Http, make_staff
 
 

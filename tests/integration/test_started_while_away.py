@@ -12,13 +12,15 @@ import aiohttp
 import pytest
 from cryptography.fernet import Fernet
 
-from common import db, merchants
+from accounts import merchants
+from common import db
 from common.secrets import Vault
-from tests.conftest import REDIS_URL
 from testkit.signed import Signed
+from tests.conftest import REDIS_URL
 from tests.support.metrics import probe
 from tests.support.processes import Processes, created, free_port
 from tests.support.servers import OwnPostgres, OwnRedis
+from tests.support.waiting import until
 
 # Each process by the name it logs under, with its arguments.
 PROCESSES = {"web": ("web",), "actors": ("actors",), "scheduler": ("scheduler",), "webhooks": ("webhooks",),
@@ -36,6 +38,12 @@ def own_postgres():
 
 async def _readiness(http: aiohttp.ClientSession, urls: dict[str, str]) -> dict[str, tuple[int, dict]]:
     return {name: await probe(http, url + "/readyz") for name, url in urls.items()}
+
+
+def _waiting_or_ended(procs: Processes, output, away: str) -> bool:
+    """Each process has said it waits for the dependency, or has ended (which the test then names)."""
+    return all(proc.poll() is not None or f"waiting for {DEPENDENCY[away]}" in (output / f"{name}.err").read_text()
+               for name, proc in procs.procs.items())
 
 
 @pytest.mark.parametrize("away", ["postgres", "redis"])
@@ -62,12 +70,14 @@ async def test_every_process_started_while_a_dependency_is_away_becomes_ready_wh
             urls[name] = f"http://127.0.0.1:{port}"
         started = time.monotonic()
         async with aiohttp.ClientSession() as http:
-            await asyncio.sleep(3)
+            await until(lambda: _waiting_or_ended(procs, tmp_path, away), f"each process waits for {DEPENDENCY[away]}",
+                        timeout=30)
             for name, (status, body) in (await _readiness(http, urls)).items():
                 assert status == 503 and body["checks"][away].startswith("unreachable"), (name, body)
             ended = [name for name, proc in procs.procs.items() if proc.poll() is not None]
             assert not ended, f"{ended} ended while {DEPENDENCY[away]} was away"
 
+            # Away for AWAY_FOR_S in all: several rounds of each process's backoff, none of which may say more.
             await asyncio.sleep(max(0.0, AWAY_FOR_S - (time.monotonic() - started)))
             if away == "postgres":
                 own_postgres.start()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from common import users
+from accounts import users
 from tests.dashboard.support import make_staff
 from tests.integration.helpers import order, pay, quick
 from web.api import routes

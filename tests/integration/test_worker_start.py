@@ -10,9 +10,9 @@ import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
 from actors import messages as m
+from actors.bus import CommandBus
 from actors.worker import Worker
 from streams.names import Keys
-from actors.bus import CommandBus
 from streams.producer import ReplyTimeout
 from tests.support.commands import create_order
 

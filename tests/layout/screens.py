@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 from playwright.async_api import Page, expect
 
-from common import invitations
+from accounts import invitations
 from common.clock import utcnow
 from notify import kinds, store
 from tests.dashboard.support import SIZES, Staff, make_staff

@@ -8,9 +8,10 @@ import re
 from pathlib import Path
 
 import pytest
+
+from common.network_names import NAMES
 from tests.dashboard.support import SIZES
 from tests.layout.screens import SCREENS, opened
-from common.network_names import NAMES
 
 GEOMETRY = (Path(__file__).parent / "geometry.js").read_text()
 # A network's slug where its name belongs ("on sepolia"): any slug as a word of its own, in lower case (not a

@@ -8,34 +8,19 @@ import asyncio
 import email
 from datetime import timedelta
 
-import pytest
 from playwright.async_api import expect
 from prometheus_client import REGISTRY
 
-from common import config
-from common.mail import Mailer
 from notify.notifier import Notifier
-from tests.app.conftest import phone  # noqa: F401
-from tests.dashboard.support import Http, make_staff, sign_in
-from tests.e2e.conftest import browser  # noqa: F401
+from streams.consumer import Entry
+from tests.dashboard.support import Http, sign_in
 from tests.integration.test_refund_requests_api import Buyer, minted
 from tests.integration.test_refunds_api import paid_order
+from tests.notify.conftest import mailer_to
 from tests.support.ports import free_port
 from web.edge.dashboard_site import dashboard_url
 
 NOTE = '<script>alert("x")</script> =HYPERLINK("http://x","y")'
-
-
-def mailer_to(port: int) -> Mailer:
-    return Mailer.configured(config.load({}, smtp_url=f"smtp://127.0.0.1:{port}", mail_from="shop@example.com"))
-
-
-@pytest.fixture
-async def notifier(stack, redis, keys, smtp):
-    n = Notifier(stack.pool, redis, keys, mailer_to(smtp[0].port), dashboard_url(stack.settings),
-                 clock=stack.clock, group=f"notifications-{id(stack)}-{asyncio.get_running_loop().time()}")
-    await n.start()
-    return n
 
 
 async def drain(notifier: Notifier, until, timeout: float = 5.0) -> None:
@@ -54,14 +39,6 @@ async def count(stack, user_email: str, kind: str | None = None) -> int:
 
 def parts(message: email.message.Message) -> dict[str, str]:
     return {p.get_content_type(): p.get_payload(decode=True).decode() for p in message.walk() if not p.is_multipart()}
-
-
-@pytest.fixture
-async def team(stack):
-    owner = await make_staff(stack, name="Bell Bakery")
-    manager = await make_staff(stack, owner.client, role="manager")
-    cashier = await make_staff(stack, owner.client, role="cashier")
-    return owner, manager, cashier
 
 
 async def request_refund(stack, client, note: str = NOTE) -> dict:
@@ -134,7 +111,7 @@ async def test_a_second_delivery_of_the_same_events_adds_nothing(stack, team, no
     # This test's own entries, read a second time (other tests' older entries were never read by a notifier: with
     # payments told by default they would make notices of their own).
     entries = await redis.xrange(keys.events, min=b"(" + before[0][0] if before else "-")
-    assert entries and await notifier._ingest(entries) == 0
+    assert entries and await notifier._ingest([Entry(keys.events, *entry) for entry in entries]) == 0
     assert await count(stack, owner.email) == 2  # the payment and the request, once each
 
 

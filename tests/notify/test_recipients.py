@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import pytest
 
-from common import invitations, users
+from accounts import invitations, users
 from notify import kinds
 from tests.dashboard.support import PASSWORD
 from tests.integration.test_refunds_api import merchant_refund, paid_order, set_auto_approve
-from tests.notify.test_notifications import count, drain, notifier, request_refund, team  # noqa: F401
+from tests.notify.test_notifications import count, drain, request_refund
 
 
 async def _remove(stack, client, email: str) -> str:

@@ -14,10 +14,11 @@ from pathlib import Path
 import aiohttp
 from cryptography.fernet import Fernet
 
-from common import db, merchants
+from accounts import merchants
+from common import db
 from common.secrets import Vault
-from tests.conftest import ADMIN_URL, database
 from testkit.signed import Signed
+from tests.conftest import ADMIN_URL, database
 from tests.support.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,13 +7,13 @@ import logging
 
 import asyncpg
 import pytest
-from redis.exceptions import TimeoutError as RedisTimeoutError
 from aiohttp import web
 from aiohttp.test_utils import TestClient, TestServer
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from accounts.merchants import ApiKey
 from actors.bus import CommandBus
 from common import faults, metrics
-from common.merchants import ApiKey
 from web.edge import key_cache
 from web.edge.app_state import COMMAND_ID
 from web.edge.errors import error_middleware

@@ -14,7 +14,6 @@ from actors.applier import BatchHooks
 from actors.group_commit import GroupCommit
 from actors.outcomes import Outcome
 
-
 STALE = 3  # a partition whose lease went to another worker: PostgreSQL holds a newer epoch of it
 
 

@@ -10,7 +10,7 @@ import pytest
 from actors import messages as m
 from actors.errors import Refused
 from actors.order import decide, run
-from common import bounds
+from common import order_limits
 
 T0 = datetime(2026, 1, 1, tzinfo=timezone.utc)
 BASE = dict(order_id="ord_a1", merchant_id="mer_a1", livemode=False, at=T0)
@@ -31,7 +31,7 @@ NAIVE = datetime(2026, 1, 1)
 CASES = [
     ("negative-amount", r(CREATE, amount=-5_000_000, line_items=()), [], "amount"),
     ("zero-amount", r(CREATE, amount=0, line_items=()), [], "amount"),
-    ("huge-amount", r(CREATE, amount=bounds.MAX_AMOUNT + 1, line_items=()), [], "amount"),
+    ("huge-amount", r(CREATE, amount=order_limits.MAX_AMOUNT + 1, line_items=()), [], "amount"),
     ("amount-not-the-items-sum", r(CREATE, amount=9_000_000), [], "amount"),
     ("item-quantity-zero", r(CREATE, line_items=(m.LineItem("tea", 0, 3_000_000),), amount=0), [], "amount"),
     ("item-quantity-negative", r(CREATE, line_items=(m.LineItem("tea", -1, 3_000_000),), amount=3_000_000), [],

@@ -6,7 +6,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from common.invitations import TTL, Invitation, mail
+from accounts.invitations import TTL, Invitation, mail
 
 MADE = datetime(2026, 11, 27, 9, 0, tzinfo=timezone.utc)
 

@@ -1,4 +1,4 @@
-"""SPEC 3.3 on the pure Order machine: one case per stated move, and the refusals around them."""
+"""docs/spec.md §3.3 on the pure Order machine: one case per stated move, and the refusals around them."""
 
 from __future__ import annotations
 

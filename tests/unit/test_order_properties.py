@@ -16,7 +16,7 @@ from actors import messages as m
 from actors.errors import Refused
 from actors.order import decide, evolve, replay
 from actors.state import Order, OrderStatus, RefundStatus, TokenStatus
-from common import bounds
+from common import order_limits
 from tests.unit.test_order_machine import BASE, T0
 
 settings.register_profile("ci", max_examples=400, deadline=None, database=None,
@@ -25,14 +25,14 @@ settings.register_profile("long", max_examples=5000, deadline=None, database=Non
                           suppress_health_check=[HealthCheck.too_slow])
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
-O = OrderStatus
-# SPEC 3.3, with the decisions of docs/api.md: (from, to) for every move a status may make.
+S = OrderStatus
+# docs/spec.md §3.3, with the decisions of docs/api.md: (from, to) for every move a status may make.
 ORDER_MOVES = {
-    (O.PENDING, O.PAID), (O.PENDING, O.PARTIAL_PAID), (O.PARTIAL_PAID, O.PAID), (O.PENDING, O.CANCELED),
-    (O.PARTIAL_PAID, O.CANCELED), (O.CANCELED, O.PENDING), (O.PAID, O.PARTIALLY_REFUNDED), (O.PAID, O.REFUNDED),
-    (O.PARTIAL_PAID, O.PARTIALLY_REFUNDED), (O.PARTIAL_PAID, O.REFUNDED), (O.PARTIALLY_REFUNDED, O.REFUNDED),
-    (O.CANCELED, O.PARTIALLY_REFUNDED), (O.CANCELED, O.REFUNDED),
-    (O.REFUNDED, O.PARTIALLY_REFUNDED),  # money reaching a fully refunded order (docs/api.md)
+    (S.PENDING, S.PAID), (S.PENDING, S.PARTIAL_PAID), (S.PARTIAL_PAID, S.PAID), (S.PENDING, S.CANCELED),
+    (S.PARTIAL_PAID, S.CANCELED), (S.CANCELED, S.PENDING), (S.PAID, S.PARTIALLY_REFUNDED), (S.PAID, S.REFUNDED),
+    (S.PARTIAL_PAID, S.PARTIALLY_REFUNDED), (S.PARTIAL_PAID, S.REFUNDED), (S.PARTIALLY_REFUNDED, S.REFUNDED),
+    (S.CANCELED, S.PARTIALLY_REFUNDED), (S.CANCELED, S.REFUNDED),
+    (S.REFUNDED, S.PARTIALLY_REFUNDED),  # money reaching a fully refunded order (docs/api.md)
 }
 R = RefundStatus
 REFUND_MOVES = {(None, R.PENDING), (None, R.APPROVED), (R.PENDING, R.APPROVED), (R.PENDING, R.REJECTED),
@@ -133,7 +133,7 @@ def _check(before: Order, after: Order, at, events: list[m.Event], history: list
     executed = sum(r.amount for r in after.refunds if r.status is R.EXECUTED)
     held = sum(r.amount for r in after.refunds if r.status is not R.REJECTED)
     assert after.amount_refunded == executed and held <= after.amount_paid
-    assert 0 < after.amount_owed <= bounds.MAX_AMOUNT
+    assert 0 < after.amount_owed <= order_limits.MAX_AMOUNT
     for t in after.tokens:
         assert 0 < t.amount
     if before.status is not after.status:
@@ -147,9 +147,9 @@ def _check(before: Order, after: Order, at, events: list[m.Event], history: list
     for t in after.tokens:
         if had.get(t.token) is not t.status_at(at):
             assert (had.get(t.token), t.status_at(at)) in TOKEN_MOVES
-    if after.status is O.REFUNDED:
+    if after.status is S.REFUNDED:
         assert after.amount_refunded == after.amount_paid
-    if after.status is O.PAID and not any(isinstance(e, m.OrderResolved) for e in history):
+    if after.status is S.PAID and not any(isinstance(e, m.OrderResolved) for e in history):
         assert after.amount_paid >= after.amount_owed  # only accept-and-resolve settles for less
 
 

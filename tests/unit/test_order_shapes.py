@@ -11,9 +11,9 @@ import pytest
 
 from actors import messages as m
 from actors import state as s
-from actors.views import view_of
 from actors import views as v
 from actors.statuses import OrderStatus, RefundStatus, SessionStatus, TokenStatus
+from actors.views import view_of
 
 # The state's name -> the view's, where they differ (the view keeps the names readers were first given).
 RENAMED = {(s.Refund, "flow"): "source"}

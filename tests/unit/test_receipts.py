@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.receipt_keys import order_id_of, receipt_key
 from cards.stripe_provider import payment_fact
-from common.receipt_keys import order_id_of, receipt_key
 
 KEY, OTHER = b"k" * 32, b"o" * 32
 ORDER = "ord_019ab0c0ffee0123456789abcdef01234567"

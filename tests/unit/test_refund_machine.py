@@ -1,12 +1,11 @@
-"""SPEC 3.1 and 3.2 on the pure machine: one case per row, with exactly the events each emits."""
+"""docs/spec.md §3.1 and §3.2 on the pure machine: one case per row, with exactly the events each emits."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 
-from msgspec.structs import replace
-
 import pytest
+from msgspec.structs import replace
 
 from actors import messages as m
 from actors.errors import Refused
@@ -35,8 +34,8 @@ def tags(events):
 PENDING_REFUND = PAID + (refund(flow="customer"),)
 APPROVED_REFUND = PAID + (refund(),)
 
-# The card rail: paid through the merchant's provider, refunded by the service through it (SPEC 2.3: the provider
-# routes the money, so the destination is empty).
+# The card rail: paid through the merchant's provider, refunded by the service through it (docs/spec.md §2.3: the
+# provider routes the money, so the destination is empty).
 CARD_DEST = m.Destination("", "card", "")
 CARD_PAID = (create(), m.ConfirmPayment(**BASE, at=T0, payment_id="pay_card", network="card", tx_hash="pi_1",
                                         token_address="", amount=10_000_000))
@@ -46,7 +45,10 @@ def card_refund(n: int = 1, amount: int = 4_000_000, flow: str = "merchant"):
     return replace(refund(n, amount, flow), destination=CARD_DEST)
 
 
-def provider(status: str, provider_refund_id: str = "re_stripe1", attempt: int = 0, at=later(1)):
+T1 = later(1)
+
+
+def provider(status: str, provider_refund_id: str = "re_stripe1", attempt: int = 0, at=T1):
     return m.RecordCardRefund(**BASE, at=at, refund_id="re_1", provider_refund_id=provider_refund_id, status=status,
                               attempt=attempt, reason="declined" if status == "failed" else None)
 
@@ -143,7 +145,7 @@ def test_refund_refusals():
         decide(build(*PAID, refund(1, 6_000_000)), refund(2, 4_000_001))
 
 
-# SPEC 3.2: (name, setup, trigger, token status after, events)
+# docs/spec.md §3.2: (name, setup, trigger, token status after, events)
 EXPIRED = PAID + (mint(ttl=60), m.ExpireRefundToken(**BASE, at=later(60), token="rfqt_1"))
 RENEWAL = EXPIRED + (m.RequestTokenRenewal(**BASE, at=later(70), token="rfqt_1", customer_note="lost it"),)
 TOKEN_ROWS = [

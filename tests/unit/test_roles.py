@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+from accounts.roles import GRANTS, Can, allows
 from web.dashboard.guard import signed_in
-from common.roles import GRANTS, Can, allows
 
 TABLE = {
     Can.SIGN_OUT: ("owner", "manager", "cashier"),

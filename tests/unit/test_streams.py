@@ -11,14 +11,15 @@ import pytest
 import redis.asyncio as aioredis
 from redis.exceptions import RedisError
 
-from streams.leases import Leases
+from actors.bus import CommandBus
 from actors.messages import CancelOrder, Envelope, Reply
 from common.clock import utcnow
+from streams.leases import Leases, unheld
 from streams.names import Keys
 from streams.pipeliner import Pipeliner
-from actors.bus import CommandBus
 from streams.producer import ReplyTimeout
 from tests.conftest import REDIS_URL
+from tests.support.waiting import until
 
 
 @pytest.fixture(params=["fakeredis", "redis"])
@@ -80,9 +81,13 @@ async def test_a_dead_workers_partitions_are_taken_over(redis, keys):
     dead, alive = Leases(redis, keys, "dead", 300), Leases(redis, keys, "alive", 300)
     await dead.refresh()
     assert (await alive.refresh())[0] == set()
-    await asyncio.sleep(0.4)  # the dead worker stops renewing
+    await until(lambda: _all_expired(redis, keys), "the dead worker's leases expire", timeout=5)
     gained, _ = await alive.refresh()
     assert gained == set(range(6))
+
+
+async def _all_expired(redis, keys) -> bool:
+    return len(await unheld(redis, keys)) == keys.partitions
 
 
 async def test_release_all_frees_partitions(redis, keys):
@@ -108,7 +113,7 @@ async def test_a_lapsed_worker_holds_nothing_until_it_acquires_anew_under_newer_
     leases.lapse()
     assert leases.owned == set() and leases.epochs == {}
     assert (await leases.refresh())[0] == set()  # its own leases, still in Redis, are not taken back
-    await asyncio.sleep(0.4)
+    await until(lambda: _all_expired(redis, keys), "the lapsed leases expire in Redis", timeout=5)
     gained, _ = await leases.refresh()
     assert gained == set(range(6)) and leases.epochs == dict.fromkeys(range(6), 2)
 
@@ -140,12 +145,18 @@ def _envelope(n: int) -> Envelope:
     return Envelope(command_id=f"cmd_{n}", command=cmd)
 
 
+async def _sent(redis, keys, order_ids: list[str]) -> bool:
+    """Each ask's command is on its partition's stream (its waiter was registered before it went)."""
+    streams = {keys.commands(keys.partition_of(order_id)) for order_id in order_ids}
+    return sum([await redis.xlen(stream) for stream in streams]) == len(order_ids)
+
+
 async def test_bus_hands_each_waiter_its_reply_from_one_batch_entry(real_redis, keys):
     bus = CommandBus(real_redis, keys, "web-test", timeout_s=5)
     await bus.start()
     try:
         asks = [asyncio.create_task(bus.ask(_envelope(n))) for n in range(3)]
-        await asyncio.sleep(0.1)
+        await until(lambda: _sent(real_redis, keys, [f"ord_{n}" for n in range(3)]), "the three commands sent")
         replies = [Reply(command_id=f"cmd_{n}", ok=n != 1) for n in (2, 0, 1)]
         await real_redis.xadd(bus.reply_stream, {"r": msgspec.json.encode(replies)})
         answers = await asyncio.gather(*asks)
@@ -163,10 +174,12 @@ async def test_a_reply_answers_the_requests_of_the_hash_it_names_on_one_command_
         first, again, other = (msgspec.structs.replace(_envelope(7), request_hash=h) for h in ("a" * 64, "a" * 64,
                                                                                                 "b" * 64))
         asks = [asyncio.create_task(bus.ask(env)) for env in (first, again, other)]
-        await asyncio.sleep(0.1)
+        await until(lambda: _sent(real_redis, keys, ["ord_7"] * 3), "the three commands sent")
         await real_redis.xadd(bus.reply_stream, {"r": msgspec.json.encode([Reply(command_id="cmd_7", ok=True)]),
                                                  "h": "a" * 16})
-        await asyncio.wait(asks, timeout=0.3)
+        # The reply's entry is handed out whole: once the first body's two requests are answered, so would the
+        # second body's be, were it answered by the same reply.
+        await asyncio.wait(asks[:2], timeout=5)
         assert [a.done() for a in asks] == [True, True, False]
         await real_redis.xadd(bus.reply_stream, {"r": msgspec.json.encode([Reply(command_id="cmd_7", ok=False)]),
                                                  "h": "b" * 16})

@@ -10,6 +10,7 @@ import psutil
 
 from common.sweeps import Sweeps
 from service.embedded import start_redis
+from tests.support.waiting import until
 
 
 async def test_a_sweep_in_flight_ends_on_its_own_and_nothing_is_logged(caplog):
@@ -28,8 +29,8 @@ async def test_a_sweep_in_flight_ends_on_its_own_and_nothing_is_logged(caplog):
         await sweeps.stop()
     assert finished.is_set()
     assert [r for r in caplog.records if r.levelno >= logging.ERROR] == []
-    await asyncio.sleep(0.05)  # AsyncIOScheduler shuts down on its loop's next turn
-    assert not sweeps.scheduler.running
+    # AsyncIOScheduler shuts down on a later turn of its loop.
+    await until(lambda: not sweeps.scheduler.running, "the scheduler shut down", timeout=5)
 
 
 def test_the_embedded_redis_stops_without_a_failed_shutdown(tmp_path, caplog):

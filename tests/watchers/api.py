@@ -5,11 +5,11 @@ from __future__ import annotations
 from chain_watchers import unique_amounts
 from common import money
 from common.clock import utcnow
-from tests.integration.helpers import pay, quick
 from testkit.signed import Signed
+from tests.integration.helpers import pay, quick
 
 SETTLED = ["order.created", "checkout_session.created", "payment.received", "checkout_session.completed",
-           "payment.settled"]  # SPEC 3.3: PENDING -> PAID in one payment
+           "payment.settled"]  # docs/spec.md §3.3: PENDING -> PAID in one payment
 
 
 async def paid_order(client: Signed, amount: str = "10.00") -> str:

@@ -12,9 +12,9 @@ import secrets
 from chain_watchers.evm import EvmAdapter
 from chain_watchers.runner import Tick, Watcher
 from common import money
+from testkit.signed import Signed
 from tests.chain.test_evm import GAS, EvmWorld
 from tests.integration.helpers import QUICK, order
-from testkit.signed import Signed
 from tests.watchers import api
 from web.reads import networks
 
@@ -111,6 +111,6 @@ class EvmShop:
 
 
 def use_local_token(monkeypatch, token_address: str) -> None:
-    """The web layer's registry, as the operator sets it after deploying contracts/TestUSD.sol."""
+    """The web layer's registry, as the operator sets it after deploying testkit/contracts/TestUSD.sol."""
     monkeypatch.setenv("LOCAL_TESTUSD_ADDRESS", token_address)
     networks.registry.cache_clear()

@@ -21,8 +21,8 @@ from chain_watchers.registry import DEFAULT_FILE, Network, Stablecoin
 from chain_watchers.runner import Tick, Watcher
 from common import money
 from testkit.evm_node import Chain, Proxy, network, node_behind_proxy, registry_toml
-from tests.integration.helpers import QUICK, order
 from testkit.signed import Signed
+from tests.integration.helpers import QUICK, order
 from tests.watchers import api
 from tests.watchers.conftest import forget_cursors
 from web.reads import networks

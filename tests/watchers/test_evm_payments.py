@@ -1,4 +1,5 @@
-"""Payments on the local EVM chain end to end: HTTP, real ERC-20 transfers, the watcher, the order actor (SPEC 3.3)."""
+"""Payments on the local EVM chain end to end: HTTP, real ERC-20 transfers, the watcher, the order actor
+(docs/spec.md §3.3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Refunds executed on the local EVM chain end to end: submit-tx over HTTP, real transfers, the watcher (SPEC 3.1)."""
+"""Refunds executed on the local EVM chain end to end: submit-tx over HTTP, real transfers, the watcher
+(docs/spec.md §3.1)."""
 
 from __future__ import annotations
 

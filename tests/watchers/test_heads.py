@@ -7,6 +7,7 @@ A subscription dropped by its endpoint comes back by itself and catches up on th
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator
 
 import msgspec
@@ -18,6 +19,7 @@ from chain_watchers.clients import open_adapter
 from chain_watchers.runner import Watcher
 from common import money
 from testkit.evm_node import WsProxy
+from tests.support.waiting import until
 from tests.watchers import api
 from tests.watchers.ganache_shop import SLUG, Ganache, GanacheShop, ganache_network
 
@@ -59,18 +61,6 @@ async def following(request, stack, merchant, watchers, ganache: Ganache,
     await running
 
 
-async def until(condition, what: str, timeout: float = 15) -> None:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not await _holds(condition):
-        assert asyncio.get_running_loop().time() < deadline, f"not within {timeout} s: {what}"
-        await asyncio.sleep(0.05)
-
-
-async def _holds(condition) -> bool:
-    value = condition()
-    return bool(await value if asyncio.iscoroutine(value) else value)
-
-
 def receipts(ganache: Ganache, tx_hash: str) -> int:
     return sum(1 for call in ganache.proxy.calls
                if call["method"] == "eth_getTransactionReceipt" and call["params"][0] == tx_hash)
@@ -95,7 +85,7 @@ async def test_a_payment_is_checked_again_only_by_the_block_that_completes_its_d
     for _ in range(DEPTH - 3):
         await shop.chain.mine(1)
         edge = await shop.chain.head() - DEPTH + 1
-        await until(lambda: _cursor_at(shop, edge), "a pass over the new head")
+        await until(functools.partial(_cursor_at, shop, edge), "a pass over the new head")
         assert receipts(ganache, tx_hash) == checks
     assert not await paid(shop, created["order_id"])
 
@@ -127,7 +117,9 @@ async def test_a_dropped_subscription_comes_back_and_catches_up_on_the_blocks_it
     # Paid by its unique amount (no report) and buried at its depth while no head reaches the watcher.
     await shop.pay(money.from_base_units(amount, 6))
     await shop.chain.mine(DEPTH)
-    await asyncio.sleep(1)
+    # The watcher, alive and trying its subscription again after the blocks were mined, has passed over nothing.
+    refused = proxy.refused
+    await until(lambda: proxy.refused >= refused + 2, "the watcher asks for its subscription again, twice")
     assert not await paid(shop, created["order_id"])
 
     connections = proxy.connections

@@ -15,6 +15,7 @@ from chain_watchers.runner import _LOCK, FAMILIES
 from tests.chain.fake_solana_rpc import FINALIZED_DEPTH, Cluster, build_app
 from tests.support.metrics import value
 from tests.support.processes import Processes, free_port
+from tests.support.waiting import until
 from tests.watchers import api
 from tests.watchers.solana_refund import refund_on
 
@@ -27,13 +28,6 @@ async def _held(http: aiohttp.ClientSession, url: str) -> int:
             return int(value(await resp.text(), "lock_held"))
     except aiohttp.ClientConnectionError:
         return 0  # still importing its libraries
-
-
-async def _until(condition, timeout: float) -> None:
-    deadline = time.monotonic() + timeout
-    while not await condition():
-        assert time.monotonic() < deadline, "timed out"
-        await asyncio.sleep(0.1)
 
 
 async def test_a_terminated_lock_connection_hands_the_family_to_exactly_one_watcher(stack, merchant, tmp_path):
@@ -66,7 +60,7 @@ async def test_a_terminated_lock_connection_hands_the_family_to_exactly_one_watc
         stop = asyncio.Event()
         sampler = asyncio.create_task(sample(stop))
         try:
-            await _until(lambda: _one_holds(held), 60)
+            await until(lambda: _one_holds(held), "one watcher holds the lock", timeout=60)
             holder = next(name for name, h in (await held()).items() if h)
             terminated = await stack.pool.fetchval(
                 "SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = 'advisory' AND granted"
@@ -76,12 +70,13 @@ async def test_a_terminated_lock_connection_hands_the_family_to_exactly_one_watc
             cut, sampled_before_cut = time.monotonic(), len(samples)
             # The holder says it stopped (the other may take the lock at once: no moment of neither is promised),
             # and one of the two watches again.
-            await _until(lambda: _said(tmp_path / f"{holder}.err", "the lock's connection is gone"), 5)
-            await _until(lambda: _one_holds(held), 10)
+            await until(lambda: _said(tmp_path / f"{holder}.err", "the lock's connection is gone"),
+                        "the holder says it stopped", timeout=5)
+            await until(lambda: _one_holds(held), "one watcher holds it again", timeout=10)
             handed_over_s = time.monotonic() - cut
 
             cluster.head += FINALIZED_DEPTH  # the refund's transfer is final now
-            await _until(lambda: _refunded(stack.pool, order_id), 30)
+            await until(lambda: _refunded(stack.pool, order_id), "the refund executed", timeout=30)
         finally:
             stop.set()
             await sampler

@@ -3,7 +3,7 @@
 The expected set is read from the actor's event union, so a new event type fails this test until
 a flow below produces it. Flows go through the B2B API, the buyer's hosted refund pages and the
 scheduler's sweep. Two facts come from processes with no HTTP route and are sent on the command
-bus as those processes send them: accept-and-resolve (a dashboard action; SPEC 3.3 keeps it out of
+bus as those processes send them: accept-and-resolve (a dashboard action; docs/spec.md §3.3 keeps it out of
 the REST API) and a refund transaction found failed (the chain watcher's verdict).
 """
 
@@ -18,10 +18,10 @@ import typing
 import redis.asyncio as aioredis
 
 from actors import messages as m
+from actors.bus import CommandBus
 from common.clock import utcnow
 from common.ids import random_id
 from streams.names import Keys
-from actors.bus import CommandBus
 from tests.integration.helpers import USDT, expire_due, pay, quick, until
 from tests.integration.test_refunds_api import DEST, customer_refund, merchant_refund
 from tests.webhooks.support import register

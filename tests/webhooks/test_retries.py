@@ -38,7 +38,7 @@ async def test_three_failures_then_success_is_four_attempts_at_growing_intervals
         await d.drain()
         assert len(r.requests) == n - 1, "nothing is sent before it is due"
         clock.set(due)
-        await pump(d, lambda: len(r.requests) == n)
+        await pump(d, lambda count=n: len(r.requests) == count)
     row = await delivery_row(stack, endpoint["id"])
     assert (row["status"], row["attempts"], row["next_attempt_at"]) == ("succeeded", 4, None)
     assert len({req.body for req in r.requests}) == 1

@@ -8,13 +8,13 @@ from typing import Any, TypeVar
 import msgspec
 from aiohttp import web
 
-from contract import api as contract
 from actors.views import OrderView, RefundView, SessionView, TokenView
 from common import money
 from common.clock import iso
 from common.config import Settings
-from web.edge.app_state import ctx
+from contract import api as contract
 from web.api.receipts import paid_receipt_url
+from web.edge.app_state import ctx
 
 _encode = msgspec.json.Encoder().encode
 R = TypeVar("R", bound=contract.Refund)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from common import audit
+from accounts import audit
 from web.edge import request_ids
 from web.edge.app_state import CALLER, ctx
 

@@ -7,19 +7,20 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import Meta
 
-from common import bounds
+from common import order_limits
 
 # An object's id, as the service makes them (a prefix, `_`, letters and digits): never `/`, `..` or a control character.
 Id = Annotated[str, Meta(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9_-]+$")]
 Url = Annotated[str, Meta(max_length=2048, pattern=r"^https?://[^\s]+$")]
 # A checkout session lives 1 s to 7 days: short ones let an integration watch expiry happen in its tests.
-Ttl = Annotated[int, Meta(ge=bounds.SESSION_TTL_MIN_S, le=bounds.SESSION_TTL_MAX_S)]
-Text = Annotated[str, Meta(max_length=bounds.MAX_TEXT)]
-Name = Annotated[str, Meta(max_length=bounds.MAX_NAME)]
-Email = Annotated[str, Meta(max_length=bounds.MAX_EMAIL, pattern=f"^{bounds.EMAIL.pattern}$",
+Ttl = Annotated[int, Meta(ge=order_limits.SESSION_TTL_MIN_S, le=order_limits.SESSION_TTL_MAX_S)]
+Text = Annotated[str, Meta(max_length=order_limits.MAX_TEXT)]
+Name = Annotated[str, Meta(max_length=order_limits.MAX_NAME)]
+Email = Annotated[str, Meta(max_length=order_limits.MAX_EMAIL, pattern=f"^{order_limits.EMAIL.pattern}$",
                             description="An email address, where the buyer's receipt is mailed")]
-Metadata = Annotated[dict[Annotated[str, Meta(min_length=1, max_length=bounds.METADATA_KEY)],
-                          Annotated[str, Meta(max_length=bounds.METADATA_VALUE)]], Meta(max_length=bounds.METADATA_KEYS)]
+Metadata = Annotated[dict[Annotated[str, Meta(min_length=1, max_length=order_limits.METADATA_KEY)],
+                          Annotated[str, Meta(max_length=order_limits.METADATA_VALUE)]],
+                     Meta(max_length=order_limits.METADATA_KEYS)]
 
 
 class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
@@ -29,15 +30,15 @@ class _Body(msgspec.Struct, forbid_unknown_fields=True, kw_only=True):
 class LineItemIn(_Body):
     """One item; its unit price is `unit_amount`, or by the names other checkouts use, `unit_price` or `price`."""
 
-    name: Annotated[str, Meta(min_length=1, max_length=bounds.MAX_NAME)]
+    name: Annotated[str, Meta(min_length=1, max_length=order_limits.MAX_NAME)]
     unit_amount: str | None = None
     unit_price: str | None = None
     price: str | None = None
-    quantity: Annotated[int, Meta(ge=1, le=bounds.MAX_QUANTITY)] = 1
+    quantity: Annotated[int, Meta(ge=1, le=order_limits.MAX_QUANTITY)] = 1
 
 
 # A hard ceiling; MAX_LINE_ITEMS (default 100) is the limit an order actually gets (web/api/handlers/orders.py).
-LineItems = Annotated[list[LineItemIn], Meta(min_length=1, max_length=bounds.MAX_LINE_ITEMS)]
+LineItems = Annotated[list[LineItemIn], Meta(min_length=1, max_length=order_limits.MAX_LINE_ITEMS)]
 
 
 class OrderIn(_Body):
@@ -106,7 +107,7 @@ class RefundIn(_Body):
     amount: str
     # Required on chain; ignored on the card rail (`refund_network: "card"`), where the provider routes the money.
     refund_to_address: Annotated[str, Meta(max_length=128)] | None = None
-    # Left out, network and token are those the order was paid with (SPEC 2.3: usually the original token).
+    # Left out, network and token are those the order was paid with (docs/spec.md §2.3: usually the original token).
     refund_network: Annotated[str, Meta(max_length=40)] | None = None
     refund_token_address: Annotated[str, Meta(max_length=128)] | None = None
     reason: Text = ""
@@ -124,7 +125,7 @@ class RefundRequestIn(_Body):
     """ref_type + ref_value + amount; or the legacy body with `order_id` alone."""
 
     ref_type: Annotated[str, Meta(pattern="^(order_id|order_number|session_id|session_key)$")] | None = None
-    ref_value: Annotated[str, Meta(min_length=1, max_length=bounds.MAX_NAME)] | None = None
+    ref_value: Annotated[str, Meta(min_length=1, max_length=order_limits.MAX_NAME)] | None = None
     amount: str | None = None
     order_id: Id | None = None
     ttl_seconds: int | None = None

@@ -14,10 +14,10 @@ from cards import accounts
 from cards.events import command_of
 from cards.provider import BadSignature, EventFact
 from cards.providers import open_provider
+from web.api.answers import respond
 from web.api.commands import ask, checked
 from web.edge.app_state import ctx
 from web.edge.errors import ApiError
-from web.api.answers import respond
 
 log = logging.getLogger(__name__)
 RETRY_LATER = "The event was accepted but not applied in time; the provider will deliver it again."

@@ -4,6 +4,8 @@ against the network registry and the family's own rules."""
 from __future__ import annotations
 
 from actors.messages import Destination
+from actors.rules import CARD
+from actors.views import OrderView
 from cards import amounts
 from chain_watchers import (
     InvalidAddress,
@@ -13,11 +15,9 @@ from chain_watchers import (
     UnknownToken,
 )
 from chain_watchers.registry import adapter_class
-from actors.rules import CARD
-from actors.views import OrderView
 from web.api.commands import amount
-from web.edge.errors import ApiError
 from web.api.modes import require_testnet
+from web.edge.errors import ApiError
 from web.reads.networks import registry
 
 
@@ -54,7 +54,7 @@ def tx_hash(net: Network, value: str, param: str) -> str:
 
 
 # A card refund goes back to the card it was paid with: the provider routes it, and the destination fields, which
-# are for chains, are ignored (SPEC 2.3).
+# are for chains, are ignored (docs/spec.md §2.3).
 CARD_DESTINATION = Destination(refund_to_address="", refund_network=CARD, refund_token_address="")
 
 

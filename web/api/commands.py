@@ -9,13 +9,12 @@ import msgspec
 from aiohttp import web
 from redis.exceptions import RedisError
 
-from actors import invariants
+from actors import invariants, views
 from actors import messages as m
 from actors.errors import Refused, not_found
+from actors.views import OrderView
 from common import logs, money
 from common.ids import derived_id, keyed_command_id, random_id, same_but_time
-from actors import views
-from actors.views import OrderView
 from streams.producer import Limited, ReplyTimeout, SignatureSpent
 from web.edge import decoding, rate_limits, request_ids
 from web.edge.app_state import COMMAND_ID, SIGNED_AT_MS, UNSPENT_SIGNATURE, caller, ctx

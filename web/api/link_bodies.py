@@ -8,11 +8,11 @@ from typing import Annotated, Literal
 import msgspec
 from msgspec import UNSET, Meta, UnsetType
 
-from common import bounds
+from common import order_limits
 from web.api.bodies import Email, _Body
 
-LinkName = Annotated[str, Meta(min_length=1, max_length=bounds.MAX_NAME)]
-LinkText = Annotated[str, Meta(max_length=bounds.MAX_TEXT)]
+LinkName = Annotated[str, Meta(min_length=1, max_length=order_limits.MAX_NAME)]
+LinkText = Annotated[str, Meta(max_length=order_limits.MAX_TEXT)]
 Uses = Annotated[int, Meta(ge=1, le=1_000_000_000)]
 When = Annotated[datetime, Meta(tz=True)]
 

@@ -12,9 +12,9 @@ from aiohttp import web
 
 from chain_watchers import Network
 from web.api.audit_trail import STAFF_ACTOR
+from web.api.route import Handler
 from web.edge.app_state import caller
 from web.edge.errors import ApiError
-from web.api.route import Handler
 
 
 def test_key(request: web.Request) -> bool:

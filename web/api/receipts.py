@@ -1,12 +1,12 @@
-"""Receipts as the web shows them: the address the order was made with (common/receipt_keys.py), and only for a
+"""Receipts as the web shows them: the address the order was made with (accounts/receipt_keys.py), and only for a
 paid order (PAID, PARTIALLY_REFUNDED, REFUNDED)."""
 
 from __future__ import annotations
 
 from urllib.parse import urlsplit
 
-from actors.views import OrderView
 from actors.statuses import OrderStatus
+from actors.views import OrderView
 
 PAID = frozenset({OrderStatus.PAID, OrderStatus.PARTIALLY_REFUNDED, OrderStatus.REFUNDED})
 

@@ -6,10 +6,22 @@ from aiohttp import web
 
 from contract import api as contract
 from web.api import bodies
-from web.reads import order_filters
-from web.api.handlers import (audit_events, exports, merchants, orders, payment_links, refund_requests,
-                              refund_transactions, refunds, settings, staff, testmode, webhooks)
+from web.api.handlers import (
+                              audit_events,
+                              exports,
+                              merchants,
+                              orders,
+                              payment_links,
+                              refund_requests,
+                              refund_transactions,
+                              refunds,
+                              settings,
+                              staff,
+                              testmode,
+                              webhooks,
+)
 from web.api.route import Route
+from web.reads import order_filters
 
 PREFIX = "/b2b/v1"
 

@@ -7,14 +7,14 @@ import json
 
 from aiohttp import web
 
-from common import users
+from accounts import users
+from accounts.roles import Can, allows
 from web import i18n
-from web.edge.app_state import ctx
 from web.dashboard import app_keys
 from web.dashboard.guard import signed_in
 from web.dashboard.html import render
-from common.roles import Can, allows
 from web.dashboard.signin import landing_mode
+from web.edge.app_state import ctx
 from web.i18n import Translator
 from web.pages.files import ASSETS, serve
 

@@ -7,15 +7,15 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from common import audit
-from web.edge.app_state import caller, ctx
+from accounts import audit
+from accounts.roles import Can
+from web.api.handlers.audit_events import filters
 from web.dashboard.guard import signed_in
 from web.dashboard.html import problem, render
-from common.roles import Can
+from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
 from web.reads.pagination import cursor as make_cursor
 from web.reads.pagination import parse_cursor
-from web.api.handlers.audit_events import filters
 
 PER_PAGE = 50
 FIELDS = ("actor", "action", "from", "to")

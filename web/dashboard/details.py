@@ -7,14 +7,14 @@ from typing import Any
 
 from pytoniq_core import Address
 
+from actors.rules import CARD
 from chain_watchers import InvalidAmount, Network, UnknownToken, to_base_units
 from chain_watchers.registry import adapter_class
 from common import money
-from actors.rules import CARD
-from web.reads import networks
-from web.reads.networks import symbol  # noqa: F401 (the templates show it beside the names)
 from common.network_names import network_name
 from web.pages.quotes import shown_address
+from web.reads import networks
+from web.reads.networks import symbol  # noqa: F401 (the templates show it beside the names)
 
 # The event fields worth a glance in the timeline, in this order; amounts are micro-USD.
 _EVENT_FIELDS = ("amount", "amount_paid", "amount_due", "refund_id", "token", "new_token", "source", "flow", "network",

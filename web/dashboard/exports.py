@@ -6,11 +6,10 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts.roles import Can
 from web.api import audit_trail
-
-from web.dashboard.guard import signed_in
-from common.roles import Can
 from web.api.handlers import exports as api_exports
+from web.dashboard.guard import signed_in
 
 
 @signed_in(Can.SEE_ORDERS, json=True)

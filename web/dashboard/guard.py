@@ -8,16 +8,17 @@ from urllib.parse import urlencode
 
 from aiohttp import web
 
-from common import logs, users
-from common.audit import Actor
-from common.merchants import ApiKey
+from accounts import users
+from accounts.audit import Actor
+from accounts.merchants import ApiKey
+from accounts.roles import Can, allows
+from common import logs
 from notify import store as notify_store
-from web.edge import dashboard_site, forms, staff_sessions
 from web.api.audit_trail import STAFF_ACTOR
-from web.edge.app_state import CALLER, ctx
 from web.dashboard import app_keys
 from web.dashboard.html import error_page, problem
-from common.roles import Can, allows
+from web.edge import dashboard_site, forms, staff_sessions
+from web.edge.app_state import CALLER, ctx
 from web.edge.errors import ApiError
 
 CSRF_HEADER = "X-CSRF-Token"

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts.roles import Can, allows
 from web.dashboard import app_keys
-from common.roles import Can, allows
 from web.edge.errors import ApiError
 from web.i18n import Translator
-from web.pages.templating import CSP, PAGE_HEADERS, render as render_page
+from web.pages.templating import CSP, PAGE_HEADERS
+from web.pages.templating import render as render_page
 
 _ENGLISH = Translator("en")  # the dashboard speaks English; the hosted pages' translator is only passed through
 # Merchants frame the hosted pages, so their CSP allows any ancestor. Nobody frames the dashboard: a framed

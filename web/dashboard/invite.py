@@ -9,14 +9,14 @@ import secrets
 
 from aiohttp import web
 
-from common import invitations, merchants, users
+from accounts import invitations, merchants, users
 from web.api import audit_trail
-from web.edge import forms, staff_sessions
-from web.edge.app_state import ctx
 from web.dashboard import app_keys
 from web.dashboard.guard import check_csrf
 from web.dashboard.html import error_page, render
 from web.dashboard.signin import SIGNIN_COOKIE, count_failure, signed_in_redirect, signin_token, wait_s
+from web.edge import forms, staff_sessions
+from web.edge.app_state import ctx
 from web.edge.errors import ApiError
 
 _GONE = {"used": "This invitation link was used already: sign in with the password chosen then.",

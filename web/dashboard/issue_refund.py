@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts.roles import Can
 from actors.rules import CARD
 from web.api import audit_trail, bodies
-from web.edge import dashboard_site, decoding
-from web.reads import owned
-from web.edge.app_state import caller
+from web.api.handlers import refund_requests, refunds
 from web.dashboard import app_keys
 from web.dashboard.guard import done, signed_in
-from web.edge.forms import form
 from web.dashboard.orders import order_page
-from common.roles import Can
+from web.edge import dashboard_site, decoding
+from web.edge.app_state import caller
 from web.edge.errors import ApiError
-from web.api.handlers import refund_requests, refunds
+from web.edge.forms import form
+from web.reads import owned
 
 
 def _base(request: web.Request) -> str:

@@ -6,16 +6,16 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts.roles import Can
 from web.api import audit_trail, link_store
-from web.edge import decoding
-from web.edge.app_state import caller, ctx
-from web.dashboard.guard import done, signed_in
-from web.edge.forms import form
-from web.dashboard.html import problem, render
-from common.roles import Can
-from web.edge.errors import ApiError
 from web.api.handlers import payment_links
 from web.api.link_bodies import PaymentLinkIn
+from web.dashboard.guard import done, signed_in
+from web.dashboard.html import problem, render
+from web.edge import decoding
+from web.edge.app_state import caller, ctx
+from web.edge.errors import ApiError
+from web.edge.forms import form
 from web.pages import qr
 
 SHOWN = 100  # the newest links of the mode; the API pages through every one

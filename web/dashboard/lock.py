@@ -5,14 +5,14 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from common import users
+from accounts import users
+from accounts.roles import Can
 from web.api import audit_trail, bodies
-from web.edge import decoding, staff_sessions
-from web.edge.app_state import ctx
 from web.dashboard import app_keys
 from web.dashboard.guard import signed_in
-from common.roles import Can
 from web.dashboard.signin import count_failure, wait_s
+from web.edge import decoding, staff_sessions
+from web.edge.app_state import ctx
 from web.edge.errors import ApiError
 
 MAX_PIN_FAILURES = 5

@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts.roles import Can
 from common.clock import iso
 from notify import kinds, store
 from web.api import audit_trail
-from web.edge.app_state import ctx
 from web.dashboard import app_keys
 from web.dashboard.guard import done, signed_in
-from web.edge.forms import form
 from web.dashboard.html import render
-from common.roles import Can
+from web.edge.app_state import ctx
+from web.edge.forms import form
 
 
 def _shown(row) -> dict:

@@ -8,21 +8,22 @@ from urllib.parse import urlencode
 import msgspec
 from aiohttp import web
 
+from accounts import audit
+from accounts.roles import Can
 from actors import schema
 from actors.rules import CARD
 from actors.statuses import OrderStatus
-from common import audit, money
-from web.reads import owned, order_filters
-from web.edge.app_state import ctx
+from common import money
+from web.api.answers import order_answer, refund_json, token_json
+from web.api.handlers.orders import ORDER_LIST
 from web.dashboard import details
 from web.dashboard.guard import signed_in
 from web.dashboard.html import problem, render
-from common.roles import Can
+from web.edge.app_state import ctx
 from web.edge.errors import ApiError
 from web.pages import qr
+from web.reads import order_filters, owned
 from web.reads.pagination import Page
-from web.api.answers import order_answer, refund_json, token_json
-from web.api.handlers.orders import ORDER_LIST
 
 
 async def _search(request: web.Request, q: str | None) -> tuple[int | None, str | None]:

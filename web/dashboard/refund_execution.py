@@ -1,4 +1,4 @@
-"""The refund execution screen (SPEC 4.1 rule 6): what to send, a QR where the network has a link, the hash field,
+"""The refund execution screen (docs/spec.md §4.1 rule 6): what to send, a QR where the network has a link, the hash field,
 and the verification progress its script polls; approve and reject for a refund still under review."""
 
 from __future__ import annotations
@@ -6,21 +6,21 @@ from __future__ import annotations
 import msgspec
 from aiohttp import web
 
+from accounts.roles import Can
 from actors import messages as m
 from common import money
 from web.api import audit_trail, bodies
-from web.edge import decoding
-from web.reads import owned
-from web.edge.app_state import ctx
-from web.dashboard import details, app_keys
-from web.dashboard.guard import done, signed_in
-from web.edge.forms import form
-from web.dashboard.html import problem, render
-from common.roles import Can
-from web.edge.errors import ApiError
-from web.pages import qr
 from web.api.answers import refund_json, respond
 from web.api.handlers import refund_transactions, refunds
+from web.dashboard import app_keys, details
+from web.dashboard.guard import done, signed_in
+from web.dashboard.html import problem, render
+from web.edge import decoding
+from web.edge.app_state import ctx
+from web.edge.errors import ApiError
+from web.edge.forms import form
+from web.pages import qr
+from web.reads import owned
 
 POLL_MS = 2000
 FINAL = ("EXECUTED", "REJECTED")

@@ -7,18 +7,18 @@ from datetime import datetime
 import msgspec
 from aiohttp import web
 
-from actors.views import stored_view
+from accounts.roles import Can
 from actors.statuses import TokenStatus
+from actors.views import stored_view
 from web.api import audit_trail, bodies
-from web.edge import dashboard_site, decoding
-from web.edge.app_state import caller, ctx
-from web.dashboard import app_keys, details
-from web.dashboard.guard import done, signed_in
-from web.edge.forms import form
-from web.dashboard.html import render
-from common.roles import Can
 from web.api.answers import refund_json, token_json
 from web.api.handlers import refund_requests
+from web.dashboard import app_keys, details
+from web.dashboard.guard import done, signed_in
+from web.dashboard.html import render
+from web.edge import dashboard_site, decoding
+from web.edge.app_state import caller, ctx
+from web.edge.forms import form
 
 SHOWN = 100  # newest first; a queue longer than this is worked from the top
 

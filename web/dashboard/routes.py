@@ -4,11 +4,28 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from web.dashboard import (app_keys, app_shell, audit, exports, invite, issue_refund, links, lock, notifications,
-                           orders, refund_execution, review, sales, settings, signin, team, webhooks)
+from web.dashboard import (
+    app_keys,
+    app_shell,
+    audit,
+    exports,
+    invite,
+    issue_refund,
+    links,
+    lock,
+    notifications,
+    orders,
+    refund_execution,
+    review,
+    sales,
+    settings,
+    signin,
+    team,
+    webhooks,
+)
+from web.dashboard.html import error_page, render
 from web.edge import dashboard_site
 from web.edge.app_state import ctx
-from web.dashboard.html import error_page, render
 
 MODE = "/{mode:test|live}"
 

@@ -7,24 +7,24 @@ from datetime import datetime, timedelta
 
 from aiohttp import web
 
+from accounts.roles import Can, allows
 from actors.views import stored_view
 from common import money
 from common.clock import iso
+from common.network_names import network_name
 from web.api import audit_trail, bodies
-from web.reads import networks, owned
-from web.edge import decoding
-from web.edge.app_state import caller, ctx
+from web.api.answers import checkout_url, respond
+from web.api.handlers import orders
 from web.dashboard import app_keys
 from web.dashboard.guard import signed_in
-from common.roles import Can, allows
+from web.edge import decoding
+from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
 from web.pages import qr, session
 from web.pages.checkout import required_confirmations
-from common.network_names import network_name
 from web.pages.quotes import accepted
 from web.pages.status import status_json
-from web.api.answers import checkout_url, respond
-from web.api.handlers import orders
+from web.reads import networks, owned
 
 DAY_LIMIT = timedelta(hours=36)  # "today" begins at the device's midnight: at most a day and a half ago
 

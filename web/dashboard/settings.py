@@ -4,18 +4,18 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts import merchants
+from accounts.roles import Can
 from cards import accounts
-from common import merchants
 from common.clock import iso
 from web.api import audit_trail, bodies
-from web.edge import decoding, forms
-from web.edge.app_state import caller, ctx
+from web.api.handlers import settings as settings_handlers
 from web.dashboard import details
 from web.dashboard.guard import done, signed_in
 from web.dashboard.html import problem, render
-from common.roles import Can
+from web.edge import decoding, forms
+from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
-from web.api.handlers import settings as settings_handlers
 from webhooks import deliveries, endpoints
 
 # Offered as a hint beside the events field: what an endpoint most often wants (any well-formed type is accepted).

@@ -9,15 +9,15 @@ import secrets
 import asyncpg
 from aiohttp import web
 
-from common import users
-from common.audit import Actor
+from accounts import users
+from accounts.audit import Actor
+from accounts.roles import Can, allows
 from web.api import audit_trail
-from web.edge import forms, staff_sessions
-from web.edge.app_state import Context, ctx
 from web.dashboard import app_keys
 from web.dashboard.guard import check_csrf, signed_in
 from web.dashboard.html import render
-from common.roles import Can, allows
+from web.edge import forms, staff_sessions
+from web.edge.app_state import Context, ctx
 from web.edge.errors import ApiError
 
 SIGNIN_COOKIE = "dash_signin"  # a nonce the sign-in form's CSRF token is bound to, before any session exists

@@ -5,17 +5,16 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts import invitations, users
+from accounts.roles import Can
 from web.api import audit_trail
-
-from common import invitations, users
-from web.edge.app_state import caller, ctx
+from web.api.handlers import staff as staff_handlers
 from web.dashboard import app_keys
 from web.dashboard.guard import done, signed_in
-from web.edge.forms import form
 from web.dashboard.html import problem, render
-from common.roles import Can
+from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
-from web.api.handlers import staff as staff_handlers
+from web.edge.forms import form
 
 
 def _team(request: web.Request) -> str:

@@ -4,18 +4,19 @@ delete, roll its secret, send it a test event, and redeliver one delivery's even
 from __future__ import annotations
 
 import re
+
 from aiohttp import web
 
+from accounts.roles import Can
 from web.api import audit_trail
-from web.edge import decoding
-from web.edge.app_state import caller, ctx
-from web.dashboard import settings
-from web.dashboard.guard import done, signed_in
-from web.edge.forms import form
-from common.roles import Can
-from web.edge.errors import ApiError
 from web.api.handlers.webhooks import change, checked_url, event_types, redelivered, register, remove, roll
 from web.api.webhook_bodies import EndpointIn, RollSecretIn
+from web.dashboard import settings
+from web.dashboard.guard import done, signed_in
+from web.edge import decoding
+from web.edge.app_state import caller, ctx
+from web.edge.errors import ApiError
+from web.edge.forms import form
 from webhooks import endpoints, store
 from webhooks import events as event_log
 

@@ -7,15 +7,15 @@ from dataclasses import dataclass, field
 import asyncpg
 from aiohttp import web
 
+from accounts.merchants import ApiKey
+from actors.bus import CommandBus
 from common.clock import Clock, utcnow
 from common.clock_offset import ClockOffset
-from common.faults import NotStarted
 from common.config import Settings
-from common.merchants import ApiKey
+from common.faults import NotStarted
 from common.secrets import DerivedKeys, Vault
 from streams.connection import Client
 from streams.names import Keys
-from actors.bus import CommandBus
 from web.edge.key_cache import KeyCache
 
 

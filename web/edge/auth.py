@@ -1,4 +1,4 @@
-"""Verifies signed B2B requests (SPEC 5); each refusal has its own code."""
+"""Verifies signed B2B requests (docs/spec.md §5); each refusal has its own code."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import re
 
 from aiohttp import web
 
-from common import faults, logs, merchants
+from accounts import merchants
+from common import faults, logs
 from web.edge import rate_limits
 from web.edge.app_state import CALLER, ONE_COMMAND, REPEATED_SIGNATURE, SIGNED_AT_MS, UNSPENT_SIGNATURE, ctx
 from web.edge.errors import ApiError

@@ -11,7 +11,7 @@ from common.config import Settings
 DEFAULT_PREFIX = "/dashboard"
 MODES = ("test", "live")
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "::1"}
-TOKEN_TTL_S = 86400  # SPEC 8: refund-request tokens minted from the dashboard live 24 hours
+TOKEN_TTL_S = 86400  # docs/spec.md §8: refund-request tokens minted from the dashboard live 24 hours
 
 
 def _url(settings: Settings) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 
-from common.merchants import ApiKey
+from accounts.merchants import ApiKey
 
 HIT_S = 5.0  # a rolled secret or a changed rate limit reaches every web process within this long
 MISS_S = 2.0  # a key created a moment ago works within this long; made-up keys cannot fill the cache for longer

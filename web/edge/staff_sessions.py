@@ -11,8 +11,8 @@ import asyncpg
 import msgspec
 from aiohttp import web
 
-from common import users
-from common.users import StaffUser
+from accounts import users
+from accounts.users import StaffUser
 
 COOKIE = "dash_session"
 LIFETIME = timedelta(hours=12)  # a working day; then the user signs in again

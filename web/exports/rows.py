@@ -8,12 +8,12 @@ from functools import lru_cache
 
 import msgspec
 
+from actors.rules import CARD
+from actors.statuses import RefundStatus
+from actors.views import OrderView, PaymentView, RefundView
 from common import money
 from common.clock import iso
 from contract.exports import OrderExportRow, PaymentExportRow, RefundExportRow
-from actors.rules import CARD
-from actors.views import OrderView, PaymentView, RefundView
-from actors.statuses import RefundStatus
 from web.reads import networks
 
 CARD_PROVIDER = "stripe"  # the one card provider merchants connect today (cards/providers.py)

@@ -6,7 +6,7 @@ import string
 import tomllib
 from pathlib import Path
 
-# SPEC 4.3: the locales the SDK forwards as ?locale=.
+# docs/spec.md §4.3: the locales the SDK forwards as ?locale=.
 LOCALES = ("en", "vi", "ja", "ko", "es", "pt-BR", "ru", "tr", "zh-CN", "zh-TW")
 DEFAULT = "en"
 _FOLDER = Path(__file__).parent

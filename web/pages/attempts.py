@@ -11,14 +11,14 @@ from msgspec import Meta
 from chain_watchers import store as watch_store
 from common.ids import random_id
 from web.api import chain_inputs
-from web.reads import networks
+from web.api.answers import respond
 from web.api.commands import body
 from web.edge.app_state import ctx
 from web.edge.errors import ApiError
 from web.pages import session
 from web.pages.quotes import accepted
 from web.pages.status import PAYABLE, state
-from web.api.answers import respond
+from web.reads import networks
 
 MAX_ATTEMPTS = 20  # per session: a wallet retries a few times, a script filling the table is refused
 

@@ -17,12 +17,12 @@ from cards import accounts, amounts
 from cards.provider import AccountRefused, ProviderRefused, ProviderUnavailable
 from cards.providers import open_provider
 from common import money
+from web.api.answers import respond
 from web.api.commands import body
 from web.edge.app_state import ctx
 from web.edge.errors import ApiError
 from web.pages import session
 from web.pages.status import PAYABLE, state
-from web.api.answers import respond
 
 log = logging.getLogger(__name__)
 

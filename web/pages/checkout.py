@@ -3,30 +3,30 @@
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
 import msgspec
 from aiohttp import web
-
-from urllib.parse import urlsplit
 
 from cards import accounts
 from cards.amounts import charge_cents, micros
 from chain_watchers import UnknownNetwork, unique_amounts
 from common import money
 from common.config import Settings
-from web.reads import networks
-from web.edge import forms
+from notify import receipt_mailer
+from web.api.answers import respond
 from web.api.bodies import Email
 from web.api.receipts import PAID, receipt_path
-from webhooks import receipt_mail
+from web.edge import forms
 from web.edge.app_state import ctx
 from web.edge.errors import ApiError
 from web.i18n import Translator
-from web.pages import params as page_params, qr, session
+from web.pages import params as page_params
+from web.pages import qr, session
 from web.pages.quotes import Quote, accepted, quotes
 from web.pages.status import PAYABLE, status_json
 from web.pages.templating import CSP, csp_with, render
-from web.api.answers import respond
+from web.reads import networks
 
 log = logging.getLogger(__name__)
 POLL_MS = 2500
@@ -107,7 +107,7 @@ async def _page(request: web.Request, params: page_params.PageParams, t: Transla
             ctx(request).pool, session_id=s.session_id, order_id=order.order_id, merchant_id=order.merchant_id,
             livemode=order.livemode, due=order.residual, expires_at=s.expires_at, now=now, targets=targets)
         offered = quotes(registry, order.livemode, found.receive_addresses, order.residual, s.session_id, amounts)
-    # SPEC 4.3: return_url stands in only where the session has no URL of its own.
+    # docs/spec.md §4.3: return_url stands in only where the session has no URL of its own.
     success_url = s.success_url or params.return_url
     cancel_url = s.cancel_url or params.return_url
     config = {
@@ -158,7 +158,7 @@ async def receipt_email(request: web.Request) -> web.StreamResponse:
         await conn.execute("INSERT INTO receipt_emails (order_id, email, given_at) VALUES ($1, $2, $3)"
                            " ON CONFLICT (order_id) DO UPDATE SET email = excluded.email, given_at = excluded.given_at",
                            found.order.order_id, given.customer_email, now)
-        await receipt_mail.mail_when_given(conn, found.order.order_id, found.order.status in PAID, now)
+        await receipt_mailer.mail_when_given(conn, found.order.order_id, found.order.status in PAID, now)
     if request.content_type == "application/json":
         return respond({"given": True}, status=201)
     raise web.HTTPSeeOther(f"/c/{key}?emailed=1")

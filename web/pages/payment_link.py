@@ -11,22 +11,22 @@ from pathlib import Path
 
 from aiohttp import web
 
+from accounts.receipt_keys import receipt_url
 from actors import messages as m
 from common import money
 from common.ids import random_id
-from common.receipt_keys import receipt_url
 from web import i18n
-from web.edge import forms, rate_limits, request_ids
+from web.api import link_store
+from web.api.answers import checkout_url, respond
 from web.api.commands import amount as parse_amount
 from web.api.commands import ask, checked
+from web.api.link_bodies import PayIn
+from web.edge import forms, rate_limits, request_ids
 from web.edge.app_state import ctx
 from web.edge.errors import ApiError
-from web.api import link_store
-from web.api.link_bodies import PayIn
 from web.pages import params as page_params
 from web.pages.checkout import error_page
 from web.pages.templating import render
-from web.api.answers import checkout_url, respond
 
 _TABLES = i18n.load(Path(i18n.__file__).parent / "link")
 # Orders a client address may open through payment links: a tenth of what it may ask of the hosted pages

@@ -9,21 +9,20 @@ from pathlib import Path
 
 from aiohttp import web
 
-from actors.views import stored_view
+from accounts.receipt_keys import order_id_of
+from actors.rules import CARD
+from actors.statuses import RefundStatus
+from actors.views import OrderView, PaymentView, stored_view
 from chain_watchers import UnknownNetwork
 from common import money
-from common.receipt_keys import order_id_of
-from actors.rules import CARD
-from actors.views import OrderView, PaymentView
-from actors.statuses import RefundStatus
-from web.reads import networks
+from common.network_names import network_name
 from web import i18n
+from web.api.receipts import PAID
 from web.edge.app_state import ctx
 from web.pages import params as page_params
 from web.pages.checkout import error_page
-from common.network_names import network_name
 from web.pages.templating import render
-from web.api.receipts import PAID
+from web.reads import networks
 
 _TABLES = i18n.load(Path(i18n.__file__).parent / "receipt")
 _REFUND_TABLES = i18n.load(Path(i18n.__file__).parent / "refund")  # the refund statuses' words

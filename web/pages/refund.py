@@ -1,5 +1,5 @@
 """The buyer's refund pages on the checkout origin (no credentials): the refund-request form at
-/refund-request/{token}, rendered by the token's state as SPEC 3.2 says, and the status page /r/{linkToken}."""
+/refund-request/{token}, rendered by the token's state as docs/spec.md §3.2 says, and the status page /r/{linkToken}."""
 
 from __future__ import annotations
 
@@ -12,23 +12,23 @@ import msgspec
 from aiohttp import web
 from msgspec import Meta
 
+from accounts import merchants
 from actors import messages as m
-from actors.views import stored_view
-from common import merchants, money
+from actors.views import OrderView, TokenView, stored_view
+from common import money
 from common.ids import random_id
-from actors.views import OrderView, TokenView
-from web.api import chain_inputs
-from web.reads import networks
 from web import i18n
-from web.edge import forms, request_ids
+from web.api import chain_inputs
+from web.api.answers import refund_json, respond
 from web.api.commands import ask, checked
+from web.api.receipts import PAID, receipt_path
+from web.edge import forms, request_ids
 from web.edge.app_state import ctx
 from web.edge.errors import ApiError
 from web.pages import params as page_params
 from web.pages.checkout import error_page
 from web.pages.templating import render
-from web.api.receipts import PAID, receipt_path
-from web.api.answers import refund_json, respond
+from web.reads import networks
 
 _Text = Annotated[str, Meta(max_length=1000)]
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 import asyncpg
 import msgspec
 
-from actors.views import stored_view
-from actors.views import OrderView, SessionView
-from common import merchants
+from accounts import merchants
+from actors.views import OrderView, SessionView, stored_view
 
 
 class Attempt(msgspec.Struct, frozen=True):

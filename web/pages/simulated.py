@@ -9,16 +9,16 @@ from aiohttp import web
 from actors import messages as m
 from chain_watchers.registry import SIMULATED_TX
 from common.ids import random_id
-from web.reads import networks
-from web.edge import forms, request_ids
+from web.api.answers import respond
 from web.api.commands import amount, ask, body, checked
+from web.edge import forms, request_ids
 from web.edge.app_state import ctx
 from web.edge.errors import ApiError
 from web.pages import session
 from web.pages.checkout import required_confirmations
 from web.pages.quotes import accepted
 from web.pages.status import status_json
-from web.api.answers import respond
+from web.reads import networks
 
 
 class SimulatedPaymentIn(msgspec.Struct, forbid_unknown_fields=True):

@@ -8,8 +8,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from datetime import datetime
 
-from actors.views import OrderView, SessionView
 from actors.statuses import OrderStatus, SessionStatus
+from actors.views import OrderView, SessionView
 from common import money
 from common.clock import iso
 from web.pages.session import Attempt

@@ -6,11 +6,10 @@ from datetime import datetime
 
 from aiohttp import web
 
-from actors.views import stored_view
-from actors.views import OrderView
-from web.reads import order_filters
+from actors.views import OrderView, stored_view
 from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
+from web.reads import order_filters
 from web.reads.order_filters import OrderFilter
 
 # Which read table maps each kind of id to its order, and what a miss is called.

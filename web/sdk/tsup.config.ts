@@ -1,6 +1,6 @@
 import { defineConfig } from 'tsup';
 
-// One entry, every format the SPEC (4.3) names: ESM, CJS, an IIFE exposing `Service`, and types.
+// One entry, every format docs/spec.md §4.3 names: ESM, CJS, an IIFE exposing `Service`, and types.
 export default defineConfig({
   entry: { index: 'src/index.ts' },
   format: ['esm', 'cjs', 'iife'],

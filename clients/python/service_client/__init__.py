@@ -1,6 +1,7 @@
 """Server library for merchant backends of the checkout, orders and refunds service (B2B API v1)."""
 
 from .client import AsyncClient, Client
+from .downloads import AsyncDownload, Download
 from .errors import (
     ApiError,
     AuthenticationError,
@@ -15,7 +16,6 @@ from .errors import (
     ServiceError,
     WebhookVerificationError,
 )
-from .downloads import AsyncDownload, Download
 from .models import (
     ApiObject,
     AuditEvent,

@@ -4,17 +4,17 @@ from __future__ import annotations
 
 from aiohttp import web
 
-from common import audit
+from accounts import audit
 from common.clock import iso
 from contract import team as contract
 from contract.api import page_of
+from web.api.answers import respond
+from web.api.handlers.merchants import own_merchant_id
+from web.api.route import Route
 from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
 from web.reads.instants import instant
 from web.reads.pagination import Page
-from web.api.answers import respond
-from web.api.route import Route
-from web.api.handlers.merchants import own_merchant_id
 
 AUDIT_LIST = page_of(contract.AuditEvent)
 FILTERS = ("actor", "action", "created_gte", "created_lt")
@@ -31,7 +31,7 @@ def event_json(event: audit.AuditEvent) -> contract.AuditEvent:
 
 
 def filters(sent: dict) -> dict:
-    """The list's filters as common.audit.page takes them; an unknown action is refused naming `action`."""
+    """The list's filters as accounts.audit.page takes them; an unknown action is refused naming `action`."""
     action = sent.get("action") or None
     if action is not None and action not in audit.ACTIONS:
         raise ApiError(422, "invalid_action", f"`action` must be one of {', '.join(audit.ACTIONS)}.", "action")

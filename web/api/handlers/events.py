@@ -5,11 +5,11 @@ from __future__ import annotations
 from aiohttp import web
 
 from contract import api as contract
+from web.api.answers import respond
+from web.api.route import Route
 from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
 from web.reads.pagination import Page
-from web.api.answers import respond
-from web.api.route import Route
 from webhooks import events as event_log
 
 EVENT_LIST = contract.page_of(contract.Event)

@@ -10,17 +10,17 @@ from datetime import datetime
 
 from aiohttp import web
 
+from common.clock import iso
 from contract.exports import ROWS
+from web.api import audit_trail
+from web.api.handlers.merchants import own_merchant_id
+from web.api.route import Route
+from web.edge.app_state import caller, ctx
+from web.edge.errors import ApiError
 from web.exports import formats
 from web.exports.reader import KINDS, Export, Reader
 from web.reads import order_filters
 from web.reads.instants import instant
-from common.clock import iso
-from web.api import audit_trail
-from web.edge.app_state import caller, ctx
-from web.edge.errors import ApiError
-from web.api.route import Route
-from web.api.handlers.merchants import own_merchant_id
 
 PARAMS = ("from", "to", "format", *order_filters.NAMES)
 FLUSH_BYTES = 64 * 1024

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from accounts import merchants
 from contract import api as contract
-from common import merchants
+from web.api.answers import respond
 from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
-from web.api.answers import respond
 
 
 def own_merchant_id(request: web.Request) -> str:

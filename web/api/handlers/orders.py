@@ -1,4 +1,4 @@
-"""Orders and checkout sessions (SPEC 4.2)."""
+"""Orders and checkout sessions (docs/spec.md §4.2)."""
 
 from __future__ import annotations
 
@@ -6,18 +6,18 @@ from datetime import datetime, timedelta
 
 from aiohttp import web
 
+from accounts.receipt_keys import receipt_url
 from actors import messages as m
-from contract import api as contract
 from actors.views import OrderView
-from common import bounds, money
-from common.receipt_keys import receipt_url
+from common import money, order_limits
+from contract import api as contract
 from web.api import audit_trail, bodies
-from web.reads import owned, order_filters
+from web.api.answers import order_answer, respond, session_created_answer
 from web.api.commands import Ids, amount, body, ids_of, submit
 from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
+from web.reads import order_filters, owned
 from web.reads.pagination import Page
-from web.api.answers import order_answer, respond, session_created_answer
 
 ORDER_LIST = contract.page_of(contract.Order)
 
@@ -47,9 +47,9 @@ def _owed(order_in: bodies.OrderIn, max_items: int) -> tuple[int, tuple[m.LineIt
     if listed is not None:
         items = tuple(m.LineItem(i.name, i.quantity, _unit_amount(i, f"{field}[{n}]")) for n, i in enumerate(listed))
         total = sum(i.unit_amount * i.quantity for i in items)
-        if total > bounds.MAX_AMOUNT:
+        if total > order_limits.MAX_AMOUNT:
             raise ApiError(422, "amount_too_large",
-                           f"The line items add up to more than {money.format(bounds.MAX_AMOUNT)} USD.", field)
+                           f"The line items add up to more than {money.format(order_limits.MAX_AMOUNT)} USD.", field)
         return total, items
     if order_in.amount is None:
         raise ApiError(422, "missing_field", "Send `amount` or `line_items`.", "amount")

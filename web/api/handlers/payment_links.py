@@ -7,21 +7,21 @@ from datetime import datetime
 import msgspec
 from aiohttp import web
 
-from common import bounds, money
+from common import money, order_limits
 from common.clock import iso
 from common.config import Settings
 from contract import api as contract
+from web.api import audit_trail, link_store
+from web.api.answers import respond
 from web.api.commands import amount as parse_amount
 from web.api.commands import body
-from web.edge.app_state import caller, ctx
-from web.edge.errors import ApiError
-from web.api import audit_trail, link_store
+from web.api.handlers.merchants import own_merchant_id
 from web.api.link_bodies import PaymentLinkIn, PaymentLinkPatchIn
-from web.reads.pagination import Page
-from web.api.answers import respond
 from web.api.route import Route
 from web.edge import idempotency
-from web.api.handlers.merchants import own_merchant_id
+from web.edge.app_state import caller, ctx
+from web.edge.errors import ApiError
+from web.reads.pagination import Page
 
 BASE = "/merchants/{merchant_id}/payment-links"
 LINK_LIST = contract.page_of(contract.PaymentLink)
@@ -69,10 +69,12 @@ def _price(link_in: PaymentLinkIn) -> dict[str, int | None]:
 
 
 def storable_expiry(expires_at: datetime | None) -> None:
-    """A link's expiry is a time the service records (common.bounds), not one PostgreSQL's driver cannot convert."""
-    if expires_at is not None and not bounds.EARLIEST <= expires_at < bounds.LATEST:
+    """A link's expiry is a time the service records (common.order_limits), not one PostgreSQL's driver cannot
+    convert."""
+    if expires_at is not None and not order_limits.EARLIEST <= expires_at < order_limits.LATEST:
         raise ApiError(422, "expires_out_of_range",
-                       f"`expires_at` must lie between {bounds.EARLIEST.date()} and {bounds.LATEST.date()}.", "expires_at")
+                       f"`expires_at` must lie between {order_limits.EARLIEST.date()}"
+                       f" and {order_limits.LATEST.date()}.", "expires_at")
 
 
 def checked(link_in: PaymentLinkIn, now: datetime) -> dict:

@@ -1,4 +1,4 @@
-"""Refund-request tokens (SPEC 2.4, 3.2): mint, read, cancel, approve a renewal."""
+"""Refund-request tokens (docs/spec.md §2.4, §3.2): mint, read, cancel, approve a renewal."""
 
 from __future__ import annotations
 
@@ -9,15 +9,15 @@ from aiohttp import web
 from actors import messages as m
 from contract import api as contract
 from web.api import audit_trail, bodies
-from web.reads import owned
+from web.api.answers import respond, token_json
 from web.api.commands import amount, body, ids_of, made_by, submit
+from web.api.handlers.merchants import own_merchant_id
+from web.api.route import Route
 from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
-from web.api.answers import respond, token_json
-from web.api.route import Route
-from web.api.handlers.merchants import own_merchant_id
+from web.reads import owned
 
-B2B_TTL_S = 1800  # SPEC 8: tokens minted through the B2B API live 30 minutes unless ttl_seconds says otherwise
+B2B_TTL_S = 1800  # docs/spec.md §8: tokens minted through the B2B API live 30 minutes unless ttl_seconds says otherwise
 
 
 def expiry(now: datetime, ttl_seconds: int | None, default: int) -> datetime:

@@ -1,4 +1,4 @@
-"""submit-tx (SPEC 4.1): the merchant posts the refund transfer it broadcast; the watcher verifies it."""
+"""submit-tx (docs/spec.md §4.1): the merchant posts the refund transfer it broadcast; the watcher verifies it."""
 
 from __future__ import annotations
 
@@ -7,15 +7,15 @@ from datetime import datetime
 from aiohttp import web
 
 from actors import messages as m
-from contract import api as contract
-from common.clock import iso
-from web.api import audit_trail, bodies, chain_inputs
-from web.reads import networks, owned
-from web.api.commands import body, ids_of, submit
-from web.edge.app_state import ctx
 from actors.rules import CARD
+from common.clock import iso
+from contract import api as contract
+from web.api import audit_trail, bodies, chain_inputs
 from web.api.answers import refund_json, respond
+from web.api.commands import body, ids_of, submit
 from web.api.route import Route
+from web.edge.app_state import ctx
+from web.reads import networks, owned
 
 # Before the watcher's first check a transfer shows no confirmations of the depth its network asks for.
 _READ = (

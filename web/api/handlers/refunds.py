@@ -1,22 +1,22 @@
-"""Refunds (SPEC 2.3, 3.1, 4.1): merchant and customer flows, review, cancel, reads."""
+"""Refunds (docs/spec.md §2.3, §3.1, §4.1): merchant and customer flows, review, cancel, reads."""
 
 from __future__ import annotations
 
 from aiohttp import web
 
+from accounts import merchants
 from actors import messages as m
-from contract import api as contract
-from common import merchants
 from actors.rules import CARD
+from contract import api as contract
 from web.api import audit_trail, bodies, chain_inputs
-from web.reads import owned
-from web.api.commands import body, ids_of, made_by, submit
-from web.edge.app_state import caller, ctx
-from web.edge.errors import ApiError
 from web.api.answers import refund_json, respond
-from web.api.route import Route
+from web.api.commands import body, ids_of, made_by, submit
 from web.api.handlers import refund_transactions
 from web.api.handlers.merchants import own_merchant_id
+from web.api.route import Route
+from web.edge.app_state import caller, ctx
+from web.edge.errors import ApiError
+from web.reads import owned
 
 REFUND_LIST = contract.page_of(contract.Refund)
 # What the audit log calls each review (a retry sends an approved refund again: no new decision, no row).

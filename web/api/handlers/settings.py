@@ -6,19 +6,19 @@ import msgspec
 from aiohttp import web
 from msgspec.structs import replace
 
+from accounts import merchants
+from accounts.merchants import ApiKey
 from cards import accounts
-from common import merchants
-from common.merchants import ApiKey
 from contract import api as contract
 from web.api import audit_trail, bodies, chain_inputs
-from web.edge import idempotency
+from web.api.answers import respond
 from web.api.commands import body
+from web.api.handlers.merchants import own_merchant_id
+from web.api.modes import require_live_key
+from web.api.route import Route
+from web.edge import idempotency
 from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
-from web.api.modes import require_live_key
-from web.api.answers import respond
-from web.api.route import Route
-from web.api.handlers.merchants import own_merchant_id
 
 
 def _json(merchant_id: str, s: merchants.Settings, card: str | None) -> contract.MerchantSettings:

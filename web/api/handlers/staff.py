@@ -8,23 +8,23 @@ import logging
 import asyncpg
 from aiohttp import web
 
-from common import invitations, merchants, users
+from accounts import invitations, merchants, users
+from accounts.invitations import Invitation
 from common.clock import iso
-from common.invitations import Invitation
 from common.mail import Mailer, MailError
 from contract import team as contract
 from contract.api import page_of
 from notify import store as notices
 from web.api import audit_trail
-from web.edge import dashboard_site, idempotency, staff_sessions
+from web.api.answers import respond
 from web.api.bodies import InvitationIn, StaffRoleIn
 from web.api.commands import body
-from web.edge.app_state import ctx
-from web.api.modes import live_key_only
-from web.edge.errors import ApiError
-from web.api.answers import respond
-from web.api.route import Route
 from web.api.handlers.merchants import own_merchant_id
+from web.api.modes import live_key_only
+from web.api.route import Route
+from web.edge import dashboard_site, idempotency, staff_sessions
+from web.edge.app_state import ctx
+from web.edge.errors import ApiError
 
 log = logging.getLogger(__name__)
 BASE = "/merchants/{merchant_id}/staff"

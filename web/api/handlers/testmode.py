@@ -8,13 +8,13 @@ from actors import messages as m
 from chain_watchers.registry import SIMULATED_TX
 from contract import api as contract
 from web.api import audit_trail, bodies, chain_inputs
-from web.reads import owned
+from web.api.answers import order_answer, refund_json, respond
 from web.api.commands import amount, body, ids_of, submit
+from web.api.modes import require_testnet
+from web.api.route import Route
 from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
-from web.api.modes import require_testnet
-from web.api.answers import order_answer, refund_json, respond
-from web.api.route import Route
+from web.reads import owned
 
 
 def _test_mode_only(request: web.Request) -> None:

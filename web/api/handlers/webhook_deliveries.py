@@ -5,14 +5,14 @@ from __future__ import annotations
 import msgspec
 from aiohttp import web
 
-from contract import api as contract
 from common.clock import iso
+from contract import api as contract
+from web.api.answers import respond
+from web.api.handlers.merchants import own_merchant_id
+from web.api.route import Route
 from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
 from web.reads.pagination import Page
-from web.api.answers import respond
-from web.api.route import Route
-from web.api.handlers.merchants import own_merchant_id
 from webhooks import deliveries
 
 BASE = "/merchants/{merchant_id}/webhook-deliveries"

@@ -6,19 +6,19 @@ from datetime import timedelta
 
 from aiohttp import web
 
-from contract import api as contract
 from common.clock import iso
+from contract import api as contract
 from web.api import audit_trail
-from web.edge import idempotency
+from web.api.answers import respond
 from web.api.commands import body
+from web.api.handlers import events, webhook_deliveries
+from web.api.handlers.merchants import own_merchant_id
+from web.api.route import Route
+from web.api.webhook_bodies import EndpointIn, EndpointPatchIn, RedeliverIn, RollSecretIn
+from web.edge import idempotency
 from web.edge.app_state import caller, ctx
 from web.edge.errors import ApiError
 from web.reads.instants import within_records
-from web.api.answers import respond
-from web.api.route import Route
-from web.api.handlers import events, webhook_deliveries
-from web.api.handlers.merchants import own_merchant_id
-from web.api.webhook_bodies import EndpointIn, EndpointPatchIn, RedeliverIn, RollSecretIn
 from webhooks import endpoints, ssrf, store
 from webhooks import events as event_log
 from webhooks.endpoints import ALL_EVENTS, MAX_PER_MODE, Endpoint

@@ -70,7 +70,7 @@ interface LoadOptions {
 }
 declare function loadService(publicKey: string, options?: LoadOptions): Promise<ServiceInstance>;
 
-/** The SDK's own version (SPEC 9). */
+/** The SDK's own version (docs/spec.md §9). */
 declare const VERSION = "0.1.1-beta.17";
 
 export { type CheckoutOptions, type LoadOptions, type RefundRequestOptions, ServiceError, type ServiceErrorCode, type ServiceInstance, VERSION, loadService };

@@ -118,7 +118,7 @@ function planCheckout(options, checkoutUrl) {
     }),
     width: clamp((_b = c.width) != null ? _b : POPUP_WIDTH.default, POPUP_WIDTH),
     height: clamp((_c = c.height) != null ? _c : POPUP_HEIGHT.default, POPUP_HEIGHT),
-    // SPEC 4.3: the load timeout is popup only; an embed waits for its page however long it takes.
+    // docs/spec.md §4.3: the load timeout is popup only; an embed waits for its page however long it takes.
     timeoutMs: mode === "popup" ? (_d = c.timeoutMs) != null ? _d : DEFAULT_TIMEOUT_MS : 0
   };
 }
@@ -143,7 +143,7 @@ function planRefundRequest(options, checkoutUrl) {
     width: POPUP_WIDTH.default,
     height: POPUP_HEIGHT.default,
     timeoutMs: 0
-    // SPEC 8: the refund-request popup has no load timeout.
+    // docs/spec.md §8: the refund-request popup has no load timeout.
   };
 }
 function sameOrigin(url, origin) {

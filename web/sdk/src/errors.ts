@@ -1,4 +1,4 @@
-// The one error class the SDK raises or hands to onError (SPEC section 7).
+// The one error class the SDK raises or hands to onError (docs/spec.md §7).
 
 export type ServiceErrorCode =
   | 'invalid_request_error'

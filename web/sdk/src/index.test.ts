@@ -10,7 +10,7 @@ test('exports exactly loadService, ServiceError and VERSION at runtime', () => {
   expect(sdk.ServiceError).toBe(ServiceError);
 });
 
-test('VERSION is the SPEC version and the package version', () => {
+test('VERSION is the version of docs/spec.md §9 and the package version', () => {
   expect(sdk.VERSION).toBe('0.1.1-beta.17');
   expect(pkg.version).toBe(sdk.VERSION);
 });

@@ -1,4 +1,4 @@
-// The option types of SPEC 4.3, the limits of SPEC 8, and the validation that turns options into a plan.
+// The option types of docs/spec.md §4.3, the limits of its §8, and the validation that turns options into a plan.
 import { invalid, type ServiceError } from './errors';
 import { checkoutPage, pageUrl, refundRequestPage, type Mode } from './url';
 
@@ -163,7 +163,7 @@ export function planCheckout(options: unknown, checkoutUrl: string): Plan {
     }),
     width: clamp(c.width ?? POPUP_WIDTH.default, POPUP_WIDTH),
     height: clamp(c.height ?? POPUP_HEIGHT.default, POPUP_HEIGHT),
-    // SPEC 4.3: the load timeout is popup only; an embed waits for its page however long it takes.
+    // docs/spec.md §4.3: the load timeout is popup only; an embed waits for its page however long it takes.
     timeoutMs: mode === 'popup' ? c.timeoutMs ?? DEFAULT_TIMEOUT_MS : 0,
   };
 }
@@ -188,7 +188,7 @@ export function planRefundRequest(options: unknown, checkoutUrl: string): Plan {
     }),
     width: POPUP_WIDTH.default,
     height: POPUP_HEIGHT.default,
-    timeoutMs: 0, // SPEC 8: the refund-request popup has no load timeout.
+    timeoutMs: 0, // docs/spec.md §8: the refund-request popup has no load timeout.
   };
 }
 

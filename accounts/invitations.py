@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 import asyncpg
 import msgspec
 
-from common import users
+from accounts import users
 from common.ids import random_id, secret_token
 from common.mail import Mail
 

@@ -8,16 +8,13 @@ The mail names no one but the buyer it goes to, and every value from a user is e
 from __future__ import annotations
 
 import asyncio
+import functools
 import html
 import logging
-import os
-import secrets
-import socket
 from datetime import datetime, timedelta
 
 import asyncpg
 import msgspec
-from redis.exceptions import ResponseError
 
 from actors.publication import PublicEvent
 from actors.views import OrderView, stored_view
@@ -25,8 +22,9 @@ from common import backoff, faults, money
 from common.clock import Clock, utcnow
 from common.mail import Mail, Mailer, MailError
 from streams.connection import Client
-from streams.consumer import Consumer, Entry, lost_group, unblocked
+from streams.consumer import Entry
 from streams.names import RECEIPTS_GROUP, Keys
+from streams.reader import Reader
 
 log = logging.getLogger(__name__)
 KINDS = {"payment.settled": "payment", "payment.refund.executed": "refund"}
@@ -48,8 +46,10 @@ def compose(kind: str, order: OrderView, merchant_name: str, to: str) -> Mail:
     else:
         subject = f"Your receipt from {merchant_name}, order #{number}"
         lines = [f"You paid {money.format(order.amount_paid)} USD to {merchant_name} for order #{number}."]
-    text = "\n".join([*lines, "", f"Your receipt: {url}", ""])
     shown = "".join(f"<p>{html.escape(line)}</p>" for line in lines)
+    if url is None:  # an order created before receipts had addresses: the mail tells the amounts alone
+        return Mail(to=to, subject=subject, text="\n".join([*lines, ""]), html=shown)
+    text = "\n".join([*lines, "", f"Your receipt: {url}", ""])
     page = f'{shown}<p><a href="{html.escape(url, quote=True)}">View your receipt</a></p>'
     return Mail(to=to, subject=subject, text=text, html=page)
 
@@ -58,37 +58,22 @@ class ReceiptMailer:
     def __init__(self, pool: asyncpg.Pool, redis: Client, keys: Keys, mailer: Mailer, *, clock: Clock = utcnow,
                  consumer: str = "") -> None:
         self.pool, self.redis, self.keys, self.mailer, self.clock = pool, redis, keys, mailer, clock
-        name = consumer or f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
-        self.consumer = Consumer(redis, RECEIPTS_GROUP, name)
+        self.reader = Reader(redis, keys.events, RECEIPTS_GROUP, self._ingest, batch=BATCH,
+                             reclaim_idle_ms=RECLAIM_IDLE_MS, name=consumer, away=faults.READING,
+                             report=functools.partial(faults.report, log, "receipts: reading events", then="retrying"))
 
     async def start(self) -> None:
-        await self.consumer.ensure(self.keys.events)
+        await self.reader.start()
 
     async def run(self, stop: asyncio.Event) -> None:
-        reclaimed = False
-        while not stop.is_set():
-            try:
-                if not reclaimed:  # what a mailer that died left read and unacknowledged, first
-                    await self._ingest(await self.consumer.claim(self.keys.events, BATCH, RECLAIM_IDLE_MS))
-                    reclaimed = True
-                await self.consume(block_ms=500)
-                await self.send_due()
-            except ResponseError as exc:
-                if lost_group(exc):  # Redis lost its data: read the new stream from its start
-                    await self.start()
-                elif not unblocked(exc):
-                    raise
-            except (*faults.UNAVAILABLE, asyncpg.PostgresError) as exc:
-                faults.report(log, "receipts: reading events", exc, "retrying")
-                await asyncio.sleep(0.5)
+        """Read until stopped, sending what is due (new mails and retries) after each read."""
+        await self.reader.run(stop, lambda _: self.send_due())
 
     async def consume(self, block_ms: int = 0) -> int:
         """Read new events; record a mail for each that sends one to an order with an address. Returns how many."""
-        return await self._ingest(await self.consumer.read(self.redis, [self.keys.events], BATCH, block_ms))
+        return await self.reader.consume(block_ms)
 
     async def _ingest(self, entries: list[Entry]) -> int:
-        if not entries:
-            return 0
         wanted = []
         for entry in entries:
             try:
@@ -97,9 +82,7 @@ class ReceiptMailer:
                 continue  # the webhook dispatcher logs it
             if event.type in KINDS:
                 wanted.append((event.id, event.order_id, KINDS[event.type]))
-        recorded = await self._record(wanted) if wanted else 0
-        await self.consumer.ack(self.keys.events, [entry.entry_id for entry in entries])
-        return recorded
+        return await self._record(wanted) if wanted else 0
 
     async def _record(self, wanted: list[tuple[str, str, str]]) -> int:
         now = self.clock()

@@ -19,7 +19,7 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 from common.ids import random_id
 
-ROLES = ("owner", "manager", "cashier")  # what each may do: common/roles.py
+ROLES = ("owner", "manager", "cashier")  # what each may do: accounts/roles.py
 MIN_PASSWORD = 10
 MAX_PASSWORD = 1024  # argon2 takes any length; this only bounds the work a sign-in form can ask for
 _PIN = re.compile(r"^[0-9]{4,8}$")  # a quick lock, not a password: the session ends at the fifth wrong try

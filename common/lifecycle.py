@@ -1,6 +1,6 @@
-"""Process wiring written once: what every process opens from its settings (PostgreSQL pool, Redis client, key
-names, vault) and closes in the reverse order, how it waits for them to answer, and the stop signal a worker
-process drains on.
+"""The life of a process's resources, written once: what every process opens from its settings (PostgreSQL pool,
+Redis client, key names, vault) and closes in the reverse order, how it waits for them to answer, and the stop
+signal a worker process drains on.
 
 Opening connects to nothing: a process started while PostgreSQL or Redis is away serves its probes (`/readyz`
 503 naming the dependency) and waits with `Wired.start`, which says so once in its log and tries again with
