@@ -8,9 +8,6 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
-import os
-import secrets
-import socket
 from typing import TYPE_CHECKING
 
 import uvloop
@@ -24,6 +21,7 @@ from common import db, lifecycle, logs, probes
 from common.config import Settings
 from service import ports
 from service.scheduler import Timers, start
+from streams.reader import consumer_name
 
 if TYPE_CHECKING:  # the webhooks process alone loads its package
     from webhooks.dispatcher import DispatchHooks
@@ -65,7 +63,7 @@ def _settle_garbage_collector() -> None:
 
 async def _actors(settings: Settings, hooks: BatchHooks | None) -> None:
     stop = lifecycle.stop_event()
-    worker_id = f"{socket.gethostname()}-{os.getpid()}-{secrets.token_hex(3)}"
+    worker_id = consumer_name()  # its name in the actors' consumer group too
     # Named in pg_stat_activity: which worker a session, a lock or a commit belongs to.
     named = {**db.ACTOR_SETTINGS, "application_name": f"actors {worker_id}"}
     # A connection a lane, and two for the outbox sweep and the gauges.
